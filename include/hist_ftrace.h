@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libhist-ftrace: the ftrace adapter, a host of libhist that reads what the
+ * Linux tracing subsystem writes: event `format` files, ring-buffer pages
+ * (`trace_pipe_raw`) and trace-cmd's trace.dat (versions 6 and 7, zstd or
+ * uncompressed).  It is a separate library (libhist-ftrace.a, links libzstd);
+ * the core libhist.a has no dependency on it.
+ *
+ * All input is untrusted: every parser checks bounds and reports errors as
+ * text with the byte offset where it stopped; none of them crashes, hangs
+ * or reads past its input.
+ */
+#ifndef HIST_FTRACE_H
+#define HIST_FTRACE_H
+
+#include "libhist.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- format files --------------------------------------------------- */
+
+/* One parsed `format` file.  desc's strings and fields are owned. */
+struct hist_ftrace_event {
+	struct hist_event_desc desc;
+	char *print_fmt;	/* text after "print fmt: ", or NULL */
+};
+
+/*
+ * Parse the text of events/SYSTEM/NAME/format (LEN bytes).  SYSTEM names
+ * the system (format files do not say it).  Returns 0 and *out, or a
+ * negative errno with a message (including the line number) in ERRBUF.
+ */
+int hist_ftrace_parse_format(const char *text, size_t len, const char *system,
+			     struct hist_ftrace_event **out, char *errbuf,
+			     size_t errlen);
+void hist_ftrace_event_free(struct hist_ftrace_event *e);
+
+/* ---- ring-buffer pages ---------------------------------------------- */
+
+/* Layout of a sub-buffer, from events/header_page and header_event. */
+struct hist_ftrace_page_fmt {
+	uint32_t commit_offset;	/* 8 */
+	uint32_t commit_size;	/* 8 on a 64-bit kernel, 4 on 32-bit */
+	uint32_t data_offset;	/* 16 (12 on 32-bit) */
+	uint32_t page_size;	/* sub-buffer size, e.g. 4096 */
+	int big_endian;
+};
+
+/* Parse header_page text; page_size is left for the caller to set. */
+int hist_ftrace_parse_header_page(const char *text, size_t len,
+				  struct hist_ftrace_page_fmt *out,
+				  char *errbuf, size_t errlen);
+
+/* One decoded event record. */
+struct hist_ftrace_record {
+	uint64_t ts;		/* absolute time stamp (ns for ns clocks) */
+	const uint8_t *data;	/* payload, starting with common_type */
+	uint32_t len;		/* payload length in bytes */
+	uint32_t cpu;
+	uint16_t type;		/* common_type: the event ID */
+	uint64_t file_offset;	/* where the record sits (for messages) */
+};
+
+/* Walks the records of one sub-buffer. */
+struct hist_ftrace_page_iter {
+	const struct hist_ftrace_page_fmt *fmt;
+	const uint8_t *page;
+	uint32_t size;		/* bytes of data in use (commit & mask) */
+	uint32_t pos;		/* next record offset within the data */
+	uint64_t ts;		/* running time stamp */
+	uint32_t cpu;
+	int missed;		/* page says events were lost before it */
+	uint64_t lost;		/* how many, if stored (0: unknown/none) */
+};
+
+/*
+ * Start walking PAGE (PAGE_SIZE bytes).  Returns 0, or a negative errno
+ * if the header is inconsistent (commit beyond the page).
+ */
+int hist_ftrace_page_init(struct hist_ftrace_page_iter *it,
+			  const struct hist_ftrace_page_fmt *fmt,
+			  const void *page, size_t page_size, uint32_t cpu);
+/* Next data record: 1 and *rec, 0 at the end, negative if corrupt. */
+int hist_ftrace_page_next(struct hist_ftrace_page_iter *it,
+			  struct hist_ftrace_record *rec);
+
+/* ---- trace.dat ------------------------------------------------------ */
+
+struct hist_tracedat;
+
+/* Open and index PATH.  NULL with a message (and offset) in ERRBUF. */
+struct hist_tracedat *hist_tracedat_open(const char *path, char *errbuf,
+					 size_t errlen);
+/* The same from memory (copied). */
+struct hist_tracedat *hist_tracedat_open_mem(const void *buf, size_t len,
+					     char *errbuf, size_t errlen);
+void hist_tracedat_close(struct hist_tracedat *td);
+
+int hist_tracedat_version(const struct hist_tracedat *td);
+uint32_t hist_tracedat_nr_cpus(const struct hist_tracedat *td);
+/* Trace clock in use ("local", "global", ...), or "" if unknown. */
+const char *hist_tracedat_clock(const struct hist_tracedat *td);
+
+/* Every event format stored in the file (ftrace ones included). */
+uint32_t hist_tracedat_nr_events(const struct hist_tracedat *td);
+const struct hist_ftrace_event *hist_tracedat_event(const struct hist_tracedat *td,
+						    uint32_t i);
+const struct hist_ftrace_event *hist_tracedat_find_event(const struct hist_tracedat *td,
+							 const char *system,
+							 const char *name);
+const struct hist_ftrace_event *hist_tracedat_event_by_id(const struct hist_tracedat *td,
+							  uint32_t id);
+
+/*
+ * Next record of the whole trace, the per-CPU streams merged in time stamp
+ * order (ties: lower CPU first).  1 and *rec (valid until the next call),
+ * 0 at the end, negative on a corrupt file (see hist_tracedat_error()).
+ * Lost events announced by a page are added to hist_tracedat_lost().
+ */
+int hist_tracedat_next(struct hist_tracedat *td, struct hist_ftrace_record *rec);
+/* Start the record stream again from the beginning. */
+int hist_tracedat_rewind(struct hist_tracedat *td);
+const char *hist_tracedat_error(const struct hist_tracedat *td);
+uint64_t hist_tracedat_lost(const struct hist_tracedat *td, uint32_t cpu);
+
+/* saved_cmdlines: comm of PID, or NULL. */
+const char *hist_tracedat_cmdline(const struct hist_tracedat *td, int32_t pid);
+
+/*
+ * kallsyms: symbol of ADDR as the kernel's %ps (name) or, WITH_OFFSET, %pS
+ * ("name+0xoff/0xsize", " [module]" appended for module symbols).
+ * Returns the length written, or -1 when no symbol covers ADDR.
+ * The signature matches hist_host.sym with TD as data.
+ */
+int hist_tracedat_sym(void *td, uint64_t addr, int with_offset, char *buf,
+		      size_t len);
+
+/* hist_host.find_event over the file's formats (TD as data). */
+int hist_tracedat_find_event_cb(void *td, const char *system, const char *name,
+				struct hist_event_desc *out);
+
+/* ---- raw per-CPU captures (trace_pipe_raw) -------------------------- */
+
+/*
+ * Records of raw sub-buffers read from per_cpu/cpuN/trace_pipe_raw, with
+ * the page layout FMT: walk BUF (LEN bytes, a whole number of pages) and
+ * call CB for each record; returns the number of records or a negative
+ * errno (message in ERRBUF).
+ */
+long hist_ftrace_raw_walk(const struct hist_ftrace_page_fmt *fmt, const void *buf,
+			  size_t len, uint32_t cpu,
+			  int (*cb)(void *arg, const struct hist_ftrace_record *rec),
+			  void *arg, char *errbuf, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,400 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libhist: the Linux ftrace hist-trigger engine as an embeddable C library.
+ *
+ * A host (a tracer) creates a context, describes its events through the
+ * schema callbacks, writes trigger commands with hist_trigger_parse() and
+ * feeds records through hist_event_hit().  libhist aggregates them exactly
+ * as the kernel's hist triggers would and prints the kernel's `hist`,
+ * `trigger`, `synthetic_events` and `error_log` files byte for byte.
+ *
+ * Conventions
+ *   - Calls return 0 or a negative errno value (-HIST_EINVAL, ...), the same
+ *     numbers the kernel returns from the matching write(2).  Constructors
+ *     return NULL and report the code through an out-parameter.
+ *   - "Context:" in each comment says which threads may call the function
+ *     concurrently with which others, and whether it allocates.
+ *   - Control calls (parse, remove, print, clear) on one context must be
+ *     serialised by the host; hist_event_hit() may run on any number of
+ *     threads concurrently with them and with each other.
+ */
+#ifndef LIBHIST_H
+#define LIBHIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LIBHIST_VERSION_MAJOR 0
+#define LIBHIST_VERSION_MINOR 1
+#define LIBHIST_VERSION_PATCH 0
+
+/* errno values, as the kernel's write(2) would report them */
+enum {
+	HIST_EPERM = 1,
+	HIST_ENOENT = 2,
+	HIST_ESRCH = 3,
+	HIST_ENOMEM = 12,
+	HIST_EBUSY = 16,
+	HIST_EEXIST = 17,
+	HIST_EINVAL = 22,
+	HIST_EDOM = 33,
+	HIST_E2BIG = 7,
+};
+
+/*
+ * error_log messages.  Three ranges, one per kernel message table: hist
+ * (0..), synthetic events (100..) and filters (200..); the names are the
+ * kernel's own, so tests and docs map one to one.
+ */
+enum hist_err_msg {
+	HIST_ERR_NONE = 0,
+	HIST_ERR_DUPLICATE_VAR = 1,
+	HIST_ERR_VAR_NOT_UNIQUE = 2,
+	HIST_ERR_TOO_MANY_VARS = 3,
+	HIST_ERR_MALFORMED_ASSIGNMENT = 4,
+	HIST_ERR_NAMED_MISMATCH = 5,
+	HIST_ERR_TRIGGER_EEXIST = 6,
+	HIST_ERR_TRIGGER_ENOENT_CLEAR = 7,
+	HIST_ERR_SET_CLOCK_FAIL = 8,
+	HIST_ERR_BAD_FIELD_MODIFIER = 9,
+	HIST_ERR_TOO_MANY_SUBEXPR = 10,
+	HIST_ERR_TIMESTAMP_MISMATCH = 11,
+	HIST_ERR_TOO_MANY_FIELD_VARS = 12,
+	HIST_ERR_EVENT_FILE_NOT_FOUND = 13,
+	HIST_ERR_HIST_NOT_FOUND = 14,
+	HIST_ERR_HIST_CREATE_FAIL = 15,
+	HIST_ERR_SYNTH_VAR_NOT_FOUND = 16,
+	HIST_ERR_SYNTH_EVENT_NOT_FOUND = 17,
+	HIST_ERR_SYNTH_TYPE_MISMATCH = 18,
+	HIST_ERR_SYNTH_COUNT_MISMATCH = 19,
+	HIST_ERR_FIELD_VAR_PARSE_FAIL = 20,
+	HIST_ERR_VAR_CREATE_FIND_FAIL = 21,
+	HIST_ERR_ONX_NOT_VAR = 22,
+	HIST_ERR_ONX_VAR_NOT_FOUND = 23,
+	HIST_ERR_ONX_VAR_CREATE_FAIL = 24,
+	HIST_ERR_FIELD_VAR_CREATE_FAIL = 25,
+	HIST_ERR_TOO_MANY_PARAMS = 26,
+	HIST_ERR_PARAM_NOT_FOUND = 27,
+	HIST_ERR_INVALID_PARAM = 28,
+	HIST_ERR_ACTION_NOT_FOUND = 29,
+	HIST_ERR_NO_SAVE_PARAMS = 30,
+	HIST_ERR_TOO_MANY_SAVE_ACTIONS = 31,
+	HIST_ERR_ACTION_MISMATCH = 32,
+	HIST_ERR_NO_CLOSING_PAREN = 33,
+	HIST_ERR_SUBSYS_NOT_FOUND = 34,
+	HIST_ERR_INVALID_SUBSYS_EVENT = 35,
+	HIST_ERR_INVALID_REF_KEY = 36,
+	HIST_ERR_VAR_NOT_FOUND = 37,
+	HIST_ERR_FIELD_NOT_FOUND = 38,
+	HIST_ERR_EMPTY_ASSIGNMENT = 39,
+	HIST_ERR_INVALID_SORT_MODIFIER = 40,
+	HIST_ERR_EMPTY_SORT_FIELD = 41,
+	HIST_ERR_TOO_MANY_SORT_FIELDS = 42,
+	HIST_ERR_INVALID_SORT_FIELD = 43,
+	HIST_ERR_INVALID_STR_OPERAND = 44,
+	HIST_ERR_EXPECT_NUMBER = 45,
+	HIST_ERR_UNARY_MINUS_SUBEXPR = 46,
+	HIST_ERR_DIVISION_BY_ZERO = 47,
+	HIST_ERR_NEED_NOHC_VAL = 48,
+	HIST_SYNTH_ERR_BAD_NAME = 100,
+	HIST_SYNTH_ERR_INVALID_CMD = 101,
+	HIST_SYNTH_ERR_INVALID_DYN_CMD = 102,
+	HIST_SYNTH_ERR_EVENT_EXISTS = 103,
+	HIST_SYNTH_ERR_TOO_MANY_FIELDS = 104,
+	HIST_SYNTH_ERR_INCOMPLETE_TYPE = 105,
+	HIST_SYNTH_ERR_INVALID_TYPE = 106,
+	HIST_SYNTH_ERR_INVALID_FIELD = 107,
+	HIST_SYNTH_ERR_INVALID_ARRAY_SPEC = 108,
+	HIST_FILTER_ERR_NONE = 200,
+	HIST_FILTER_ERR_INVALID_OP = 201,
+	HIST_FILTER_ERR_TOO_MANY_OPEN = 202,
+	HIST_FILTER_ERR_TOO_MANY_CLOSE = 203,
+	HIST_FILTER_ERR_MISSING_QUOTE = 204,
+	HIST_FILTER_ERR_MISSING_BRACE_OPEN = 205,
+	HIST_FILTER_ERR_MISSING_BRACE_CLOSE = 206,
+	HIST_FILTER_ERR_OPERAND_TOO_LONG = 207,
+	HIST_FILTER_ERR_EXPECT_STRING = 208,
+	HIST_FILTER_ERR_EXPECT_DIGIT = 209,
+	HIST_FILTER_ERR_ILLEGAL_FIELD_OP = 210,
+	HIST_FILTER_ERR_FIELD_NOT_FOUND = 211,
+	HIST_FILTER_ERR_ILLEGAL_INTVAL = 212,
+	HIST_FILTER_ERR_BAD_SUBSYS_FILTER = 213,
+	HIST_FILTER_ERR_TOO_MANY_PREDS = 214,
+	HIST_FILTER_ERR_INVALID_FILTER = 215,
+	HIST_FILTER_ERR_INVALID_CPULIST = 216,
+	HIST_FILTER_ERR_IP_FIELD_ONLY = 217,
+	HIST_FILTER_ERR_INVALID_VALUE = 218,
+	HIST_FILTER_ERR_NO_FUNCTION = 219,
+	HIST_FILTER_ERR_ERRNO = 220,
+	HIST_FILTER_ERR_NO_FILTER = 221,
+};
+
+typedef struct hist_ctx hist_ctx;
+typedef struct hist_event hist_event;
+typedef struct hist_filter hist_filter;
+
+/* ------------------------------------------------------------------------
+ * Event schema: how the host describes its events
+ */
+
+/* How the bytes of a field are laid out in a record. */
+enum hist_field_kind {
+	HIST_FIELD_INT = 0,	 /* integer of size 1, 2, 4 or 8 */
+	HIST_FIELD_STRING,	 /* fixed char array, NUL-padded: char comm[16] */
+	HIST_FIELD_DYN_STRING,	 /* __data_loc char[]: u32 (len << 16 | offset
+				    from the record start) */
+	HIST_FIELD_REL_STRING,	 /* __rel_loc char[]: like DYN_STRING but the
+				    offset counts from the end of the field */
+	HIST_FIELD_DYN_ARRAY,	 /* __data_loc of a non-char element type */
+	HIST_FIELD_REL_ARRAY,	 /* __rel_loc of a non-char element type */
+	HIST_FIELD_ARRAY,	 /* fixed non-char array: unsigned long args[6] */
+	HIST_FIELD_PTR_STRING,	 /* char * pointer: an address, not a string
+				    (the kernel does not follow it either) */
+	HIST_FIELD_STACK,	 /* dynamic array of unsigned long frames
+				    (synthetic 'unsigned long[]' fields) */
+	HIST_FIELD_FLEX_STRING,	 /* char buf[] with size 0: text running to the
+				    end of the record (ftrace:print) */
+};
+
+struct hist_field_desc {
+	const char *name;   /* "prev_comm" */
+	const char *type;   /* C type as the format file spells it, without
+			       the name: "char[16]", "pid_t", "__data_loc char[]" */
+	uint32_t offset;    /* from the start of the record (common_type) */
+	uint32_t size;	    /* bytes the field occupies in the record */
+	uint8_t is_signed;
+	uint8_t kind;	    /* enum hist_field_kind */
+};
+
+struct hist_event_desc {
+	const char *system;
+	const char *name;
+	uint32_t id;	    /* the format file's ID; 0 if the host has none */
+	const struct hist_field_desc *fields;
+	uint32_t nr_fields;
+	void *host_event;   /* opaque, handed back to the host */
+};
+
+/* Metadata of one hit, supplied by the host with each record. */
+struct hist_hit {
+	uint64_t ts;	    /* event time stamp in the clock's unit (ns) */
+	uint32_t cpu;	    /* CPU (or thread slot) the event fired on */
+	int32_t pid;	    /* pid of the current task; -1: take common_pid */
+	const char *comm;   /* comm of the current task; NULL: ask host */
+	const uint64_t *stack;	/* kernel stack at the event, innermost first,
+				   or NULL: ask the host's stack provider */
+	uint32_t nr_stack;
+	uint32_t flags;	    /* HIST_HIT_* */
+};
+
+#define HIST_HIT_NO_TS 1u   /* ts is not valid: use the clock callback */
+
+/*
+ * Host callbacks.  Every member but find_event is optional; a missing
+ * resolver gives the kernel's fallback text.
+ */
+struct hist_host {
+	void *data;	    /* first argument of every callback */
+
+	/* Describe event SYSTEM/NAME; 0 and *out filled, or -HIST_ENOENT.
+	 * The strings and field array must live as long as the context. */
+	int (*find_event)(void *data, const char *system, const char *name,
+			  struct hist_event_desc *out);
+
+	/* Comm of task PID (.execname, comm); writes at most 16 bytes incl.
+	 * the NUL.  Return 0 if known. */
+	int (*comm)(void *data, int32_t pid, char comm[16]);
+
+	/* Symbol of ADDR: name (with_offset 0) or name+0xoff/0xsize.
+	 * Return the length written (< len), or -1 if unknown. */
+	int (*sym)(void *data, uint64_t addr, int with_offset, char *buf,
+		   size_t len);
+
+	/* Name of system call NR ("sys_read"), or NULL. */
+	const char *(*syscall_name)(void *data, uint64_t nr);
+
+	/* Stack at the current event when hit->stack is NULL: frames
+	 * innermost first, returns the count (at most max). */
+	unsigned (*stacktrace)(void *data, const struct hist_hit *hit,
+			       uint64_t *ips, unsigned max);
+
+	/* Current time in ns (error_log stamps, hits without a time). */
+	uint64_t (*clock)(void *data);
+
+	/* A hist trigger with common_timestamp asks for this trace clock
+	 * (clock= attribute, default "global").  0 or negative errno. */
+	int (*set_clock)(void *data, const char *name);
+
+	/* Wait until every hist_event_hit() that started before the call
+	 * has returned (synchronize_rcu).  Without it, memory of removed
+	 * triggers is kept until hist_ctx_destroy()/hist_ctx_reclaim(). */
+	void (*synchronize)(void *data);
+
+	/* An action generated synthetic event EV: its record, as the kernel
+	 * lays it out.  Called on the hot path. */
+	void (*synth_event)(void *data, hist_event *ev, const void *rec,
+			    size_t len, const struct hist_hit *hit);
+
+	/* Effects of the generic triggers and of snapshot() actions, run on
+	 * the hot path; the tracer decides what they mean. */
+	void (*traceon)(void *data, int on);
+	void (*snapshot)(void *data, hist_event *ev, const struct hist_hit *hit);
+	void (*stacktrace_trigger)(void *data, hist_event *ev,
+				   const struct hist_hit *hit);
+	void (*enable_event)(void *data, hist_event *target, int enable);
+};
+
+/* ------------------------------------------------------------------------
+ * Context
+ */
+
+/* Options for hist_ctx_create(); zero-initialise and set what you need. */
+struct hist_ctx_opts {
+	uint32_t max_map_bits;	/* 0: the kernel's 17 (size= 131072); a host
+				   may raise it (up to 24) for large maps */
+	uint32_t nr_cpus;	/* 0: 64; hits on cpu >= nr_cpus are folded */
+};
+
+/*
+ * Create a context: one trace instance (its events, triggers, error_log,
+ * synthetic events).
+ * Context: any thread; allocates.  Returns NULL with *err set on failure.
+ */
+hist_ctx *hist_ctx_create(const struct hist_host *host,
+			  const struct hist_ctx_opts *opts, int *err);
+
+/* Destroy CTX and everything in it.  No hits may be in flight. */
+void hist_ctx_destroy(hist_ctx *ctx);
+
+/* Free memory retired by removals; the caller promises that no
+ * hist_event_hit() is running.  Context: control thread. */
+void hist_ctx_reclaim(hist_ctx *ctx);
+
+/* ------------------------------------------------------------------------
+ * Events
+ */
+
+/*
+ * The event SYSTEM/NAME, asking the host's find_event the first time.
+ * Context: control thread; allocates on first use.
+ * Returns NULL if the host does not know it.
+ */
+hist_event *hist_event_lookup(hist_ctx *ctx, const char *system,
+			      const char *name);
+
+/* Register an event the host describes itself (instead of find_event).
+ * DESC is copied.  -HIST_EEXIST if the name is taken. */
+int hist_event_define(hist_ctx *ctx, const struct hist_event_desc *desc,
+		      hist_event **out);
+
+const struct hist_event_desc *hist_event_desc(const hist_event *ev);
+
+/*
+ * Nonzero when EV has at least one trigger: the tracer may keep its probe
+ * off while this is 0 (the tracepoint static-key idea).
+ * Context: any thread, lock-free; one relaxed load.
+ */
+int hist_event_active(const hist_event *ev);
+
+/*
+ * Feed one record of EV: REC is LEN bytes as the event's fields describe.
+ * Runs every trigger of the event (filters, histograms, variables,
+ * actions, synthetic events).  The record is untrusted: fields outside LEN
+ * read as 0 or as empty strings.
+ * Context: any thread, concurrently with everything else; never
+ * allocates, never blocks, never calls stdio.
+ */
+void hist_event_hit(hist_event *ev, const void *rec, size_t len,
+		    const struct hist_hit *hit);
+
+/* ------------------------------------------------------------------------
+ * Commands (what a tracer writes to tracefs files)
+ */
+
+/* Where an error was reported, for the error_log "loc" text. */
+struct hist_error {
+	int code;	    /* negative errno, 0 on success */
+	int msg;	    /* HIST_ERR_* of the last logged entry, or -1 */
+	uint32_t pos;	    /* caret position in the logged command */
+	uint32_t nr_logged; /* error_log entries this command added */
+};
+
+/*
+ * Write TEXT to EV's trigger file (append mode): hist:..., !hist:...,
+ * traceon, enable_hist:... and so on, exactly one command.  Failures log
+ * the kernel's error_log entries in CTX.  ERR may be NULL.
+ * Context: control thread; allocates.  Returns 0 or -errno.
+ */
+int hist_trigger_parse(hist_event *ev, const char *text,
+		       struct hist_error *err);
+
+/* Opening EV's trigger file with O_TRUNC: removes every hist and
+ * enable_hist/disable_hist trigger unless one is referenced elsewhere. */
+int hist_trigger_truncate(hist_event *ev);
+
+/* Set or clear ("0") EV's own event filter (the `filter` file). */
+int hist_event_set_filter(hist_event *ev, const char *text,
+			  struct hist_error *err);
+
+/* Write LINE to synthetic_events ("name fields..." or "!name"), or with
+ * DYNAMIC set to dynamic_events ("s:..." / "-:..."). */
+int hist_synth_parse(hist_ctx *ctx, const char *line, int dynamic,
+		     struct hist_error *err);
+
+/* Truncating write to synthetic_events: delete every unused one. */
+int hist_synth_truncate(hist_ctx *ctx);
+
+/* ------------------------------------------------------------------------
+ * Output: every printer writes through WRITE, which returns 0 or an error
+ * that stops the printer and is returned.  Printers allocate (a sorted
+ * snapshot) and may run while hits continue.
+ */
+typedef int (*hist_write_fn)(void *arg, const char *buf, size_t len);
+
+int hist_event_print_hist(hist_event *ev, hist_write_fn write, void *arg);
+int hist_event_print_triggers(hist_event *ev, hist_write_fn write, void *arg);
+int hist_event_print_hist_debug(hist_event *ev, hist_write_fn write,
+				void *arg);
+int hist_ctx_print_error_log(hist_ctx *ctx, hist_write_fn write, void *arg);
+void hist_ctx_clear_error_log(hist_ctx *ctx);
+int hist_synth_print(hist_ctx *ctx, int dynamic, hist_write_fn write,
+		     void *arg);
+
+/* Print one error_log entry for a command the host rejected itself. */
+const char *hist_error_text(int msg);
+
+/* ------------------------------------------------------------------------
+ * Filters on their own: the event filter language for a tracer's own use.
+ */
+
+/*
+ * Compile TEXT against EV's fields.  On error returns NULL, *err->code and
+ * the caret position in TEXT.
+ * Context: control thread; allocates.
+ */
+hist_filter *hist_filter_compile(hist_event *ev, const char *text,
+				 struct hist_error *err);
+/* 1 if REC matches.  Context: any thread; no allocation. */
+int hist_filter_match(const hist_filter *f, const void *rec, size_t len,
+		      const struct hist_hit *hit);
+void hist_filter_destroy(hist_filter *f);
+
+/* ------------------------------------------------------------------------
+ * Allocation hook (fault injection, arenas).  Set before creating a
+ * context; NULL restores malloc/free.
+ */
+struct hist_allocator {
+	void *(*alloc)(void *data, size_t size);    /* zeroed memory */
+	void (*free)(void *data, void *ptr);
+	void *data;
+};
+void hist_set_allocator(const struct hist_allocator *a);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LIBHIST_H */

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The event filter language: predicates on fields combined with && || !
+ * and parentheses, compiled once against an event's fields and evaluated
+ * per record without allocation.  Used by trigger `if` clauses, by the
+ * event `filter` file, and on its own through hist_filter_compile().
+ */
+#ifndef HIST_FILTER_H
+#define HIST_FILTER_H
+
+#include "schema/schema.h"
+
+/* What a failed compile reports: the kernel's filter message and errno. */
+struct hist__filter_err {
+	int code;	/* -HIST_EINVAL, -HIST_ENOENT ('(' unbalanced), -HIST_EPERM
+			   (')' unbalanced, too many terms), -HIST_ESRCH (quote) */
+	int msg;	/* HIST_FILTER_ERR_* (HIST_FILTER_ERR_ERRNO for "Error") */
+	uint32_t pos;	/* caret index into the filter text */
+};
+
+/*
+ * Compile TEXT (N bytes, not necessarily NUL-terminated) against EV.
+ * Returns NULL and fills *err on failure.
+ * Context: control thread; allocates.
+ */
+struct hist_filter *hist__filter_compile(const struct hist_event *ev,
+					 const char *text, size_t n,
+					 struct hist__filter_err *err) HIST__INTERNAL;
+
+/* True if the record in R matches.  Context: any thread; no allocation. */
+bool hist__filter_match(const struct hist_filter *f, struct hist__rec *r) HIST__INTERNAL;
+
+void hist__filter_destroy(struct hist_filter *f) HIST__INTERNAL;
+
+/* The text as written, for trigger listings (" if <text>"). */
+const char *hist__filter_text(const struct hist_filter *f) HIST__INTERNAL;
+
+#endif

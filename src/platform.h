@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one place that knows the compiler, the atomics and the C library.
+ *
+ * Everything else in src/ (the ftrace adapter aside) includes only this
+ * header and its own module headers, so a kernel shim or an RTOS port
+ * replaces this file and nothing else.  The core needs from the platform:
+ * fixed-width integers, memcpy/memset/memcmp/strlen-like helpers, an
+ * allocator (routed through hist_set_allocator()), and C11-style atomics
+ * on 32- and 64-bit words.
+ */
+#ifndef HIST_PLATFORM_H
+#define HIST_PLATFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <string.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define hist__likely(x) __builtin_expect(!!(x), 1)
+#define hist__unlikely(x) __builtin_expect(!!(x), 0)
+#define HIST__INTERNAL __attribute__((visibility("hidden")))
+#define HIST__ALIGNED(n) __attribute__((aligned(n)))
+#define HIST__UNUSED __attribute__((unused))
+#else
+#define hist__likely(x) (x)
+#define hist__unlikely(x) (x)
+#define HIST__INTERNAL
+#define HIST__ALIGNED(n)
+#define HIST__UNUSED
+#endif
+
+#define HIST__CACHELINE 64
+#define HIST__ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Atomics.  The GCC/Clang __atomic builtins work on plain integer objects,
+ * which lets structures stay plain C (readable from C++ and from a kernel
+ * build that maps these macros onto READ_ONCE/smp_load_acquire/cmpxchg).
+ * Orderings are spelled out at every use site; see the contract at the top
+ * of src/map/map.c.
+ */
+#define hist__load_relaxed(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define hist__load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define hist__store_relaxed(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define hist__store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define hist__add_relaxed(p, v) ((void)__atomic_fetch_add((p), (v), __ATOMIC_RELAXED))
+#define hist__fetch_add_relaxed(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+#define hist__fetch_sub_relaxed(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_RELAXED)
+/* Strong CAS; on failure *expected is updated with the current value. */
+#define hist__cas_acq_rel(p, expected, desired)                                  \
+	__atomic_compare_exchange_n((p), (expected), (desired), false,           \
+				    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
+#define hist__and_relaxed(p, v) ((void)__atomic_fetch_and((p), (v), __ATOMIC_RELAXED))
+#define hist__or_release(p, v) ((void)__atomic_fetch_or((p), (v), __ATOMIC_RELEASE))
+#define hist__fence_seq_cst() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define hist__cpu_relax() ((void)0)
+
+/* Allocation: zeroed memory through the hook set by hist_set_allocator(). */
+void *hist__zalloc(size_t size) HIST__INTERNAL;
+void hist__free(void *p) HIST__INTERNAL;
+char *hist__strdup(const char *s) HIST__INTERNAL;
+char *hist__strndup(const char *s, size_t n) HIST__INTERNAL;
+
+/* Text helpers that the freestanding build cannot take from libc. */
+int hist__parse_u64(const char *s, size_t n, int base, uint64_t *out) HIST__INTERNAL;
+int hist__parse_s64(const char *s, size_t n, int base, int64_t *out) HIST__INTERNAL;
+
+#endif /* HIST_PLATFORM_H */

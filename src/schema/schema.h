@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Events as the host describes them, and the accessors that read a field
+ * out of an untrusted record.
+ *
+ * Every read is bounded by the record length: a field (or a __data_loc
+ * target) that lies outside the record reads as 0 or as an empty string,
+ * never past the end.  Decisions that depend on the field kind are made
+ * once, by picking an accessor from hist__field_ops[] at parse time.
+ */
+#ifndef HIST_SCHEMA_H
+#define HIST_SCHEMA_H
+
+#include "libhist.h"
+#include "platform.h"
+
+#define HIST__COMM_LEN 16
+#define HIST__STACK_MAX 16
+
+struct hist__tlist;
+struct hist__trigger;
+struct hist__synth;
+
+/* One hit's inputs, handed down to every evaluator of every trigger. */
+struct hist__rec {
+	const uint8_t *data;
+	size_t len;
+	const struct hist_hit *hit;
+	const struct hist_host *host;
+	const struct hist_event *ev;
+	const char *comm;	 /* resolved on first use, see hist__rec_comm() */
+	char comm_buf[HIST__COMM_LEN];
+	const uint64_t *stack;	 /* resolved on first use */
+	uint32_t nr_stack;
+	uint64_t stack_buf[HIST__STACK_MAX];
+};
+
+struct hist_event {
+	struct hist_ctx *ctx;
+	const struct hist_host *host;	/* the context's callbacks */
+	struct hist_event_desc desc;	/* strings and fields owned here */
+	struct hist_field_desc *fields;
+	int32_t common_pid;		/* index of common_pid, or -1 */
+	/* Triggers in list order.  Written by the control thread with a
+	 * release store after the list is fully built; read by hits with an
+	 * acquire load (pairs with it), so a hit sees a complete list. */
+	struct hist__tlist *triggers;
+	uint32_t active;		/* relaxed mirror: triggers != NULL */
+	struct hist__trigger *trig_head;  /* control-side list (list order) */
+	uint32_t soft_disabled;		/* enable_event/disable_event state */
+	struct hist__synth *synth;	/* set for synthetic events */
+	struct hist_event *next;	/* context's list */
+	char *filter_text;		/* the event's own filter file */
+	hist_filter *filter;
+};
+
+/* Accessors of one field kind: read as integer / as string view. */
+struct hist__field_ops {
+	uint64_t (*read_int)(const struct hist_field_desc *f,
+			     const struct hist__rec *r);
+	/* *s points into the record; returns the length before the NUL. */
+	size_t (*read_str)(const struct hist_field_desc *f,
+			   const struct hist__rec *r, const char **s);
+};
+extern const struct hist__field_ops hist__field_ops[] HIST__INTERNAL;
+
+/* Copy DESC (strings, fields) into a new event owned by CTX. */
+struct hist_event *hist__event_new(struct hist_ctx *ctx,
+				   const struct hist_host *host,
+				   const struct hist_event_desc *desc) HIST__INTERNAL;
+void hist__event_free(struct hist_event *ev) HIST__INTERNAL;
+
+/* The field called NAME (N bytes), or NULL. */
+const struct hist_field_desc *hist__event_field(const struct hist_event *ev,
+						const char *name, size_t n) HIST__INTERNAL;
+
+/* True for the kinds that hold text. */
+bool hist__field_is_string(const struct hist_field_desc *f) HIST__INTERNAL;
+
+static inline uint64_t hist__read_int(const struct hist_field_desc *f,
+				      const struct hist__rec *r)
+{
+	return hist__field_ops[f->kind].read_int(f, r);
+}
+
+static inline size_t hist__read_str(const struct hist_field_desc *f,
+				    const struct hist__rec *r, const char **s)
+{
+	return hist__field_ops[f->kind].read_str(f, r, s);
+}
+
+/* Bounds of a __data_loc / __rel_loc payload: 0 and *off, *len set when
+ * inside the record, -1 otherwise. */
+int hist__field_loc(const struct hist_field_desc *f, const struct hist__rec *r,
+		    uint32_t *off, uint32_t *len) HIST__INTERNAL;
+
+/* Frames of a stack field (HIST_FIELD_STACK / long arrays), at most MAX. */
+unsigned hist__read_stack(const struct hist_field_desc *f,
+			  const struct hist__rec *r, uint64_t *ips,
+			  unsigned max) HIST__INTERNAL;
+
+/* Prepare R for one hit. */
+void hist__rec_init(struct hist__rec *r, const struct hist_event *ev,
+		    const void *data, size_t len, const struct hist_hit *hit) HIST__INTERNAL;
+/* Pid of the current task: hit->pid, else the common_pid field. */
+int32_t hist__rec_pid(const struct hist__rec *r) HIST__INTERNAL;
+/* Comm of the current task (hit->comm, else host->comm(pid), else
+ * "<...>"), NUL-terminated, at most 15 characters. */
+const char *hist__rec_comm(struct hist__rec *r) HIST__INTERNAL;
+/* The kernel stack at this hit (hit->stack or the host provider). */
+unsigned hist__rec_stack(struct hist__rec *r, const uint64_t **ips) HIST__INTERNAL;
+
+#endif
