@@ -1,0 +1,478 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tracing_map: a lock-free, insert-only hash map of fixed-size elements.
+ *
+ * Data structures
+ * ---------------
+ * struct hist_map holds, in its first cache line, what every hit reads and
+ * nobody writes after create: the slot array, its geometry and the hooks.
+ * The element counter NR_ELTS sits on a cache line of its own; it is written
+ * only when a new key is inserted.
+ *
+ * SLOTS is an open-addressing table of 2^(bits+1) slots (load factor at
+ * most 0.5, like the kernel's), linear probing, 64-byte aligned.  Elements
+ * live inline in their slot (layout in map_inline.h): the state word, the
+ * key and the payload are adjacent, so a hit with no collision touches one
+ * slot and, for slots of 16 or 32 bytes, exactly one cache line.  For an
+ * 8-byte key and a 16-byte payload a slot is 32 bytes: 64 bytes of table
+ * per element of capacity.
+ *
+ * The state word of a slot moves only forward until the next clear:
+ *
+ *	EMPTY (0) --CAS--> BUSY|tag --release--> READY|tag
+ *	                           \--store----> DEAD
+ *
+ * TAG is 30 bits of the key's hash, so a prober skips most foreign slots
+ * without touching their key.  DEAD is a claim that lost the capacity race:
+ * it is never reused (a slot going back to EMPTY would cut the probe chain
+ * of any key placed after it) and probers step over it.
+ *
+ * PCPU is an array of nr_cpus counter blocks, one cache line each, holding
+ * hits and drops; the cpu argument of an insert picks one (cpu % nr_cpus),
+ * so concurrent hits from different cpus write no common line.
+ *
+ * Concurrency contract
+ * --------------------
+ * 1. hist__map_insert(), hist__map_lookup(), hist__map_collect(), the
+ *    element accessors and the counter reads may run on any number of
+ *    threads at once.  None of them locks or allocates.
+ * 2. create, destroy and clear run on the control thread with no insert,
+ *    lookup or collect in flight on the map (clear zeroes slots with plain
+ *    stores; only the hits/drops/entries reads may overlap it).  Element
+ *    pointers obtained before a clear are dangling in meaning afterwards.
+ *    The caller publishes the map (or the end of a clear) to other threads
+ *    with its own release/acquire or thread start; the zeroed slots and
+ *    counters become visible to them through that.
+ * 3. A new element is claimed by the CAS EMPTY -> BUSY|tag on its slot; only
+ *    the winner writes the slot's key_size, key and (through elt_init) its
+ *    payload.  The store-release of READY|tag publishes all of those.
+ * 4. Every load of a state word that may lead to reading a key or payload is
+ *    an acquire and pairs with the release in 3 (the CAS also acquires on
+ *    failure, for the same reason).  A READY slot never changes again, so
+ *    its key and non-sum payload can be read without further ordering.
+ * 5. Capacity is rationed by a relaxed fetch_add on NR_ELTS made after the
+ *    slot is claimed; the claim that finds the counter at or past capacity
+ *    marks its slot DEAD and counts a drop.  The counter is never decremented
+ *    before a clear, so once it has passed capacity every later claim fails;
+ *    a relaxed pre-check skips the claim altogether when the map is full.
+ *    At most one DEAD slot per concurrent inserter can appear.
+ * 6. An insert that meets a BUSY slot with its own tag waits (bounded spin)
+ *    for it to turn READY or DEAD before deciding, so two inserts of the
+ *    same new key yield one element: the first to claim a slot in the key's
+ *    probe chain wins and every later one finds it.  If the spin runs out
+ *    (the claimant was preempted) the insert counts a drop and returns NULL
+ *    rather than risk a duplicate.  A lookup never waits: an unpublished
+ *    element is simply not there yet.
+ * 7. Sums are u64 words updated by relaxed atomic adds and read by relaxed
+ *    atomic loads: no ordering, exact once the writers are quiescent.
+ * 8. Hits and drops are relaxed atomic adds on the per-cpu block (several
+ *    threads may share a cpu slot); totals are relaxed sums at read time.
+ * 9. Progress: lookup and collect are wait-free (bounded by the table size).
+ *    Insert is lock-free except for the bounded wait in 6, after which it
+ *    gives up; it never blocks on another thread indefinitely.
+ */
+#include "platform.h"
+#include "map/map.h"
+
+#define HIST__MAP_BUSY 0x40000000u
+#define HIST__MAP_READY 0x80000000u
+#define HIST__MAP_DEAD (HIST__MAP_BUSY | HIST__MAP_READY)
+#define HIST__MAP_FLAGS HIST__MAP_DEAD
+#define HIST__MAP_TAG 0x3fffffffu
+
+/* Loads of a BUSY slot before giving up: far longer than a claim takes. */
+#define HIST__MAP_SPIN 8192
+
+#define HIST__MAP_BITS_MIN 7
+#define HIST__MAP_BITS_MAX 24
+/* Sanity bounds that keep every size computation far from overflow. */
+#define HIST__MAP_KEY_MAX 4096
+#define HIST__MAP_PAYLOAD_MAX (1u << 20)
+
+struct hist__map_pcpu {
+	uint64_t hits;
+	uint64_t drops;
+} HIST__ALIGNED(HIST__CACHELINE);
+
+struct hist_map {
+	/* Read-only after create: read by every insert. */
+	char *slots;
+	struct hist__map_pcpu *pcpu;
+	uint32_t mask;		/* nr_slots - 1 */
+	uint32_t shift;		/* 32 - (bits + 1): hash high word -> slot */
+	uint32_t stride;	/* bytes per slot */
+	uint32_t key_size;
+	uint32_t payload_size;
+	uint32_t capacity;
+	uint32_t nr_cpus;
+	uint32_t nr_slots;
+	void (*elt_init)(void *payload, void *init_arg);
+	uint32_t (*hash)(const void *key, uint32_t len);
+	void *slots_raw;
+	void *pcpu_raw;
+	void *self_raw;
+
+	/* Written once per new key: kept off the line above. */
+	uint32_t nr_elts HIST__ALIGNED(HIST__CACHELINE);
+};
+
+_Static_assert(offsetof(struct hist_map, slots_raw) <= HIST__CACHELINE,
+	       "the fields every insert reads share one cache line");
+
+static void *zalloc_aligned(size_t size, void **raw)
+{
+	uintptr_t p;
+
+	*raw = hist__zalloc(size + HIST__CACHELINE - 1);
+	if (!*raw)
+		return NULL;
+	p = ((uintptr_t)*raw + HIST__CACHELINE - 1) & ~(uintptr_t)(HIST__CACHELINE - 1);
+	return (void *)p;
+}
+
+static inline struct hist_map_elt *map_slot(const struct hist_map *m, uint32_t idx)
+{
+	return (struct hist_map_elt *)(m->slots + (size_t)idx * m->stride);
+}
+
+static inline uint64_t load_u64(const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* A 64-bit finaliser: every input bit flips about half the output bits. */
+static inline uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 32;
+	x *= 0xd6e8feb86659fd93ull;
+	x ^= x >> 32;
+	x *= 0xd6e8feb86659fd93ull;
+	x ^= x >> 32;
+	return x;
+}
+
+/*
+ * The high word picks the start slot, the low word gives the tag, so the
+ * two are independent.  A test hook's 32-bit hash serves as both.
+ */
+static inline uint64_t map_hash(const struct hist_map *m, const void *key)
+{
+	const unsigned char *k = key;
+	uint64_t h;
+	uint32_t i;
+
+	if (hist__unlikely(m->hash != NULL)) {
+		uint32_t h32 = m->hash(key, m->key_size);
+
+		return (uint64_t)h32 << 32 | h32;
+	}
+	if (hist__likely(m->key_size == 8))
+		return mix64(load_u64(k));
+	h = 0x9e3779b97f4a7c15ull ^ m->key_size;
+	for (i = 0; i < m->key_size; i += 8) {
+		h = (h ^ load_u64(k + i)) * 0xbf58476d1ce4e5b9ull;
+		h ^= h >> 29;
+	}
+	return mix64(h);
+}
+
+static inline bool key_equal(const struct hist_map *m, const struct hist_map_elt *e,
+			     const void *key)
+{
+	if (hist__likely(m->key_size == 8))
+		return e->data[0] == load_u64(key);
+	return memcmp(e->data, key, m->key_size) == 0;
+}
+
+static inline struct hist_map_elt *count_hit(struct hist_map *m, uint32_t cpu,
+					     struct hist_map_elt *e)
+{
+	if (hist__unlikely(cpu >= m->nr_cpus))
+		cpu %= m->nr_cpus;
+	/* Relaxed: a statistic; orders nothing. */
+	hist__add_relaxed(&m->pcpu[cpu].hits, 1);
+	return e;
+}
+
+static struct hist_map_elt *count_drop(struct hist_map *m, uint32_t cpu)
+{
+	if (cpu >= m->nr_cpus)
+		cpu %= m->nr_cpus;
+	/* Relaxed: a statistic; orders nothing. */
+	hist__add_relaxed(&m->pcpu[cpu].drops, 1);
+	return NULL;
+}
+
+/* Contract 6: returns the state once it is no longer BUSY, or BUSY on timeout. */
+static uint32_t wait_busy(struct hist_map_elt *e, uint32_t s)
+{
+	uint32_t i;
+
+	for (i = 0; i < HIST__MAP_SPIN && (s & HIST__MAP_FLAGS) == HIST__MAP_BUSY; i++) {
+		hist__cpu_relax();
+		/* Acquire: pairs with the claimant's READY release (contract 3). */
+		s = hist__load_acquire(&e->state);
+	}
+	return s;
+}
+
+/*
+ * Contract 3 and 5, after winning the CAS: reserve capacity, fill the slot
+ * and publish it.  Returns false (slot now DEAD) when the map is full.
+ */
+static bool fill_claimed(struct hist_map *m, struct hist_map_elt *e, uint32_t tag,
+			 const void *key, void *init_arg)
+{
+	/* Relaxed: the counter rations capacity only; the BUSY state owns the slot. */
+	if (hist__fetch_add_relaxed(&m->nr_elts, 1) >= m->capacity) {
+		/* Relaxed: DEAD publishes nothing; no one reads past its state. */
+		hist__store_relaxed(&e->state, HIST__MAP_DEAD);
+		return false;
+	}
+	e->key_size = m->key_size;
+	memcpy(e->data, key, m->key_size);
+	if (m->elt_init)
+		m->elt_init(hist__map_elt_payload(e), init_arg);
+	/* Release: publishes key_size, key and the elt_init payload (contract 3). */
+	hist__store_release(&e->state, HIST__MAP_READY | tag);
+	return true;
+}
+
+enum hist__probe { HIST__PROBE_NEXT, HIST__PROBE_FOUND, HIST__PROBE_DROP };
+
+/* Settle one slot of KEY's probe chain for an insert. */
+static enum hist__probe probe_insert(struct hist_map *m, struct hist_map_elt *e,
+				      uint32_t tag, const void *key, void *init_arg)
+{
+	/* Acquire: pairs with the READY release before the key compare (contract 4). */
+	uint32_t s = hist__load_acquire(&e->state);
+
+	for (;;) {
+		switch (s & HIST__MAP_FLAGS) {
+		case 0:
+			/* Relaxed: a hint; fill_claimed's fetch_add decides. */
+			if (hist__load_relaxed(&m->nr_elts) >= m->capacity)
+				return HIST__PROBE_DROP;
+			/* Acq_rel; acquire on failure: we may compare the winner's key. */
+			if (!hist__cas_acq_rel(&e->state, &s, HIST__MAP_BUSY | tag))
+				continue;
+			if (!fill_claimed(m, e, tag, key, init_arg))
+				return HIST__PROBE_DROP;
+			return HIST__PROBE_FOUND;
+		case HIST__MAP_BUSY:
+			if ((s & HIST__MAP_TAG) != tag)
+				return HIST__PROBE_NEXT;
+			s = wait_busy(e, s);
+			if ((s & HIST__MAP_FLAGS) == HIST__MAP_BUSY)
+				return HIST__PROBE_DROP;
+			continue;
+		case HIST__MAP_READY:
+			if ((s & HIST__MAP_TAG) == tag && key_equal(m, e, key))
+				return HIST__PROBE_FOUND;
+			return HIST__PROBE_NEXT;
+		default:
+			return HIST__PROBE_NEXT;	/* DEAD */
+		}
+	}
+}
+
+struct hist_map_elt *hist__map_insert(struct hist_map *m, const void *key, uint32_t cpu,
+				      void *init_arg)
+{
+	uint64_t h = map_hash(m, key);
+	uint32_t tag = (uint32_t)h & HIST__MAP_TAG;
+	uint32_t idx = (uint32_t)(h >> 32) >> m->shift;
+	uint32_t n;
+
+	for (n = 0; n < m->nr_slots; n++, idx = (idx + 1) & m->mask) {
+		struct hist_map_elt *e = map_slot(m, idx);
+
+		switch (probe_insert(m, e, tag, key, init_arg)) {
+		case HIST__PROBE_FOUND:
+			return count_hit(m, cpu, e);
+		case HIST__PROBE_DROP:
+			return count_drop(m, cpu);
+		case HIST__PROBE_NEXT:
+			break;
+		}
+	}
+	/* Unreachable while DEAD slots stay few: there is always an EMPTY one. */
+	return count_drop(m, cpu);
+}
+
+struct hist_map_elt *hist__map_lookup(struct hist_map *m, const void *key)
+{
+	uint64_t h = map_hash(m, key);
+	uint32_t tag = (uint32_t)h & HIST__MAP_TAG;
+	uint32_t idx = (uint32_t)(h >> 32) >> m->shift;
+	uint32_t n;
+
+	for (n = 0; n < m->nr_slots; n++, idx = (idx + 1) & m->mask) {
+		struct hist_map_elt *e = map_slot(m, idx);
+		/* Acquire: pairs with the READY release before the key compare (contract 4). */
+		uint32_t s = hist__load_acquire(&e->state);
+
+		if (s == 0)
+			return NULL;
+		if (s == (HIST__MAP_READY | tag) && key_equal(m, e, key))
+			return e;
+	}
+	return NULL;
+}
+
+uint32_t hist__map_collect(struct hist_map *m, struct hist_map_elt **out, uint32_t max)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < m->nr_slots && n < max; i++) {
+		struct hist_map_elt *e = map_slot(m, i);
+		/* Acquire: pairs with the READY release; the caller reads the element. */
+		uint32_t s = hist__load_acquire(&e->state);
+
+		if ((s & HIST__MAP_FLAGS) == HIST__MAP_READY)
+			out[n++] = e;
+	}
+	return n;
+}
+
+uint64_t hist__map_hits(const struct hist_map *m)
+{
+	uint64_t sum = 0;
+	uint32_t i;
+
+	for (i = 0; i < m->nr_cpus; i++)
+		/* Relaxed: a statistic (contract 8). */
+		sum += hist__load_relaxed(&m->pcpu[i].hits);
+	return sum;
+}
+
+uint64_t hist__map_drops(const struct hist_map *m)
+{
+	uint64_t sum = 0;
+	uint32_t i;
+
+	for (i = 0; i < m->nr_cpus; i++)
+		/* Relaxed: a statistic (contract 8). */
+		sum += hist__load_relaxed(&m->pcpu[i].drops);
+	return sum;
+}
+
+uint32_t hist__map_entries(const struct hist_map *m)
+{
+	/* Relaxed: a count; it may include claims still being filled. */
+	uint32_t n = hist__load_relaxed(&m->nr_elts);
+
+	return n < m->capacity ? n : m->capacity;
+}
+
+uint32_t hist__map_capacity(const struct hist_map *m)
+{
+	return m->capacity;
+}
+
+uint32_t hist__map_key_size(const struct hist_map *m)
+{
+	return m->key_size;
+}
+
+static bool params_valid(const struct hist_map_params *p)
+{
+	if (!p || p->bits < HIST__MAP_BITS_MIN || p->bits > HIST__MAP_BITS_MAX)
+		return false;
+	if (!p->key_size || p->key_size % 8 || p->key_size > HIST__MAP_KEY_MAX)
+		return false;
+	if (p->payload_size % 8 || p->payload_size > HIST__MAP_PAYLOAD_MAX)
+		return false;
+	return (uint64_t)p->nr_sums * 8 <= p->payload_size;
+}
+
+/*
+ * Slots of up to 32 bytes are rounded to a power of two so that none
+ * straddles a cache line (one miss per hit); larger ones span lines anyway
+ * and are only kept 8-byte aligned for the u64 sums.
+ */
+static uint32_t slot_stride(const struct hist_map_params *p)
+{
+	uint32_t stride = (uint32_t)sizeof(struct hist_map_elt) + p->key_size + p->payload_size;
+
+	if (stride <= 16)
+		return 16;
+	if (stride <= 32)
+		return 32;
+	return stride;
+}
+
+struct hist_map *hist__map_create(const struct hist_map_params *p)
+{
+	struct hist_map *m;
+	void *raw;
+	size_t bytes;
+
+	if (!params_valid(p))
+		return NULL;
+	m = zalloc_aligned(sizeof(*m), &raw);
+	if (!m)
+		return NULL;
+	m->self_raw = raw;
+	m->key_size = p->key_size;
+	m->payload_size = p->payload_size;
+	m->capacity = 1u << p->bits;
+	m->nr_slots = 2u << p->bits;
+	m->mask = m->nr_slots - 1;
+	m->shift = 32 - (p->bits + 1);
+	m->stride = slot_stride(p);
+	m->nr_cpus = p->nr_cpus ? p->nr_cpus : 1;
+	m->elt_init = p->elt_init;
+	m->hash = p->hash;
+
+	bytes = (size_t)m->nr_slots * m->stride;
+	if (bytes / m->stride != m->nr_slots)
+		goto fail;
+	m->slots = zalloc_aligned(bytes, &m->slots_raw);
+	if (!m->slots)
+		goto fail;
+	m->pcpu = zalloc_aligned((size_t)m->nr_cpus * sizeof(*m->pcpu), &m->pcpu_raw);
+	if (!m->pcpu)
+		goto fail;
+	return m;
+fail:
+	hist__map_destroy(m);
+	return NULL;
+}
+
+void hist__map_destroy(struct hist_map *m)
+{
+	if (!m)
+		return;
+	hist__free(m->slots_raw);
+	hist__free(m->pcpu_raw);
+	hist__free(m->self_raw);
+}
+
+void hist__map_clear(struct hist_map *m)
+{
+	uint32_t i;
+
+	/*
+	 * Contract 2: no other call in flight, so plain accesses will do.  A
+	 * slot that was never claimed is still all zero, so only claimed ones
+	 * are wiped: a big, sparsely used table keeps its untouched pages.
+	 */
+	for (i = 0; i < m->nr_slots; i++) {
+		struct hist_map_elt *e = map_slot(m, i);
+
+		/* Relaxed: no writer runs (contract 2); the word is atomic elsewhere. */
+		if (hist__load_relaxed(&e->state))
+			memset(e, 0, m->stride);
+	}
+	for (i = 0; i < m->nr_cpus; i++) {
+		/* Relaxed: counters are atomic words; the caller orders the reset. */
+		hist__store_relaxed(&m->pcpu[i].hits, 0);
+		hist__store_relaxed(&m->pcpu[i].drops, 0);
+	}
+	/* Relaxed: as above (contract 2). */
+	hist__store_relaxed(&m->nr_elts, 0);
+}

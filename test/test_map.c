@@ -1,0 +1,932 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tracing_map tests: basic insert/lookup, key sizes, sums, elt_init,
+ * forced collisions, capacity and drops, clear, collect, the stable sort,
+ * and multi-thread stress with a concurrent reader.
+ */
+/* HIST_TEST_TSAN */
+#include "harness.h"
+#include "map/map.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define T_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define T_SANITIZED 1
+#endif
+#endif
+#ifndef T_SANITIZED
+#define T_SANITIZED 0
+#endif
+/* Stress iterations are scaled down under sanitizers, which run ~10x slower. */
+#define T_SCALE(n) (T_SANITIZED ? (n) / 10 : (n))
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static struct hist_map *make_map(uint32_t bits, uint32_t key_size, uint32_t payload_size,
+				 uint32_t nr_sums)
+{
+	struct hist_map_params p = {
+		.bits = bits,
+		.key_size = key_size,
+		.payload_size = payload_size,
+		.nr_sums = nr_sums,
+		.nr_cpus = 2,
+	};
+
+	return hist__map_create(&p);
+}
+
+static uint64_t elt_u64(struct hist_map_elt *e, uint32_t word, int key)
+{
+	uint64_t v;
+
+	memcpy(&v, (char *)(key ? hist__map_elt_key(e) : hist__map_elt_payload(e)) + 8 * word,
+	       sizeof(v));
+	return v;
+}
+
+static void test_create_params(void)
+{
+	struct hist_map_params p = { .bits = 7, .key_size = 8, .payload_size = 16, .nr_sums = 2 };
+	struct hist_map *m;
+
+	m = hist__map_create(&p);
+	T_ASSERT(m != NULL);
+	T_EQ(hist__map_capacity(m), 128);
+	T_EQ(hist__map_key_size(m), 8);
+	T_EQ(hist__map_entries(m), 0);
+	hist__map_destroy(m);
+
+	p.bits = 6;
+	T_ASSERT(hist__map_create(&p) == NULL);
+	p.bits = 25;
+	T_ASSERT(hist__map_create(&p) == NULL);
+	p.bits = 7;
+	p.key_size = 12;
+	T_ASSERT(hist__map_create(&p) == NULL);
+	p.key_size = 0;
+	T_ASSERT(hist__map_create(&p) == NULL);
+	p.key_size = 8;
+	p.nr_sums = 3;
+	T_ASSERT(hist__map_create(&p) == NULL);
+	p.nr_sums = 0;
+	p.payload_size = 0;
+	m = hist__map_create(&p);
+	T_ASSERT(m != NULL);
+	hist__map_destroy(m);
+	hist__map_destroy(NULL);
+}
+
+static void test_basic(void)
+{
+	struct hist_map *m = make_map(7, 8, 16, 2);
+	struct hist_map_elt *e, *e2;
+	uint64_t k;
+
+	for (k = 1; k <= 50; k++) {
+		e = hist__map_insert(m, &k, (uint32_t)k, NULL);
+		T_ASSERT(e != NULL);
+		if (!e)
+			continue;
+		T_EQU(elt_u64(e, 0, 1), k);
+		T_EQU(hist__map_sum_read(e, 0), 0);
+		T_EQU(hist__map_sum_read(e, 1), 0);
+		T_ASSERT(hist__map_lookup(m, &k) == e);
+	}
+	T_EQ(hist__map_entries(m), 50);
+	for (k = 1; k <= 50; k++) {
+		e = hist__map_lookup(m, &k);
+		e2 = hist__map_insert(m, &k, 0, NULL);
+		T_ASSERT(e != NULL && e == e2);
+	}
+	T_EQ(hist__map_entries(m), 50);
+	T_EQU(hist__map_hits(m), 100);
+	T_EQU(hist__map_drops(m), 0);
+	k = 0;
+	T_ASSERT(hist__map_lookup(m, &k) == NULL);
+	k = 51;
+	T_ASSERT(hist__map_lookup(m, &k) == NULL);
+	/* Lookups count nothing. */
+	T_EQU(hist__map_hits(m), 100);
+	/* Key 0 is an ordinary key. */
+	k = 0;
+	e = hist__map_insert(m, &k, 0, NULL);
+	T_ASSERT(e != NULL && hist__map_lookup(m, &k) == e);
+	hist__map_destroy(m);
+}
+
+static void fill_key(unsigned char *buf, uint32_t size, uint32_t i)
+{
+	uint32_t j;
+
+	memset(buf, 0, size);
+	/* Keys differ in the first word, the last byte, or both. */
+	memcpy(buf, &i, sizeof(i));
+	for (j = 8; j < size; j++)
+		buf[j] = (unsigned char)(i * 7 + j);
+	buf[size - 1] = (unsigned char)(i >> 8);
+}
+
+static void test_key_sizes(void)
+{
+	static const uint32_t sizes[] = { 8, 16, 24, 264 };
+	unsigned char key[264];
+	uint32_t s, i;
+
+	for (s = 0; s < HIST__ARRAY_SIZE(sizes); s++) {
+		uint32_t size = sizes[s];
+		struct hist_map *m = make_map(9, size, 8, 1);
+		struct hist_map_elt *elts[400];
+
+		T_ASSERT(m != NULL);
+		if (!m)
+			continue;
+		for (i = 0; i < 400; i++) {
+			fill_key(key, size, i);
+			elts[i] = hist__map_insert(m, key, 0, NULL);
+			T_ASSERT(elts[i] != NULL);
+			if (elts[i])
+				hist__map_sum_add(elts[i], 0, i + 1);
+		}
+		T_EQ(hist__map_entries(m), 400);
+		for (i = 0; i < 400; i++) {
+			struct hist_map_elt *e;
+
+			fill_key(key, size, i);
+			e = hist__map_lookup(m, key);
+			T_ASSERT(e == elts[i]);
+			if (!e)
+				continue;
+			T_ASSERT(memcmp(hist__map_elt_key(e), key, size) == 0);
+			T_EQU(hist__map_sum_read(e, 0), i + 1);
+			T_ASSERT(((uintptr_t)hist__map_elt_payload(e) & 7) == 0);
+		}
+		/* A key differing only in its last byte is a different key. */
+		fill_key(key, size, 3);
+		key[size - 1] ^= 0x80;
+		T_ASSERT(hist__map_lookup(m, key) == NULL);
+		hist__map_destroy(m);
+	}
+}
+
+static void test_sums(void)
+{
+	struct hist_map *m = make_map(7, 8, 32, 3);
+	struct hist_map_elt *e;
+	uint64_t k = 77, i;
+
+	e = hist__map_insert(m, &k, 0, NULL);
+	T_ASSERT(e != NULL);
+	for (i = 0; i < 1000; i++) {
+		hist__map_sum_add(e, 0, 1);
+		hist__map_sum_add(e, 1, i);
+		hist__map_sum_add(e, 2, UINT64_MAX); /* wraps like the kernel's u64 */
+	}
+	T_EQU(hist__map_sum_read(e, 0), 1000);
+	T_EQU(hist__map_sum_read(e, 1), 999 * 1000 / 2);
+	T_EQU(hist__map_sum_read(e, 2), (uint64_t)0 - 1000);
+	/* The word after the sums is the caller's and still zero. */
+	T_EQU(elt_u64(e, 3, 0), 0);
+	hist__map_destroy(m);
+}
+
+struct init_count {
+	uint32_t calls;
+	uint64_t key;
+};
+
+static void count_init(void *payload, void *arg)
+{
+	struct init_count *c = arg;
+	uint64_t v = c->key * 3 + 1;
+	uint64_t zero[2] = { 0, 0 };
+
+	c->calls++;
+	/* The payload is zeroed before elt_init sees it. */
+	if (memcmp(payload, zero, sizeof(zero)) == 0)
+		memcpy((char *)payload + 8, &v, sizeof(v));
+}
+
+static void test_elt_init_once(void)
+{
+	struct hist_map_params p = { .bits = 7, .key_size = 8, .payload_size = 16, .nr_sums = 1,
+				     .nr_cpus = 1, .elt_init = count_init };
+	struct hist_map *m = hist__map_create(&p);
+	struct init_count c = { 0, 0 };
+	uint64_t k;
+	int round;
+
+	for (round = 0; round < 3; round++) {
+		for (k = 1; k <= 60; k++) {
+			struct hist_map_elt *e;
+
+			c.key = k;
+			e = hist__map_insert(m, &k, 0, &c);
+			T_ASSERT(e != NULL);
+			if (e)
+				T_EQU(elt_u64(e, 1, 0), k * 3 + 1);
+		}
+	}
+	T_EQ(c.calls, 60);
+	/* Drops do not initialise anything. */
+	for (k = 1000; k < 1100; k++)
+		hist__map_insert(m, &k, 0, &c);
+	T_EQ(c.calls, 128);
+	hist__map_destroy(m);
+}
+
+static uint32_t hash_const(const void *key, uint32_t len)
+{
+	(void)key;
+	(void)len;
+	return 0x12345678u;
+}
+
+static uint32_t hash_zero(const void *key, uint32_t len)
+{
+	(void)key;
+	(void)len;
+	return 0;
+}
+
+static uint32_t hash_two(const void *key, uint32_t len)
+{
+	uint64_t k;
+
+	(void)len;
+	memcpy(&k, key, sizeof(k));
+	return (k & 1) ? 0xffffffffu : 0xfffffffeu;
+}
+
+static void test_collisions(void)
+{
+	uint32_t (*hooks[])(const void *, uint32_t) = { hash_const, hash_zero, hash_two };
+	uint32_t h;
+
+	for (h = 0; h < HIST__ARRAY_SIZE(hooks); h++) {
+		struct hist_map_params p = { .bits = 7, .key_size = 16, .payload_size = 8,
+					     .nr_sums = 1, .nr_cpus = 1, .hash = hooks[h] };
+		struct hist_map *m = hist__map_create(&p);
+		struct hist_map_elt *out[256];
+		uint64_t key[2], i, n, seen = 0;
+
+		for (i = 0; i < 128 * 3; i++) {
+			struct hist_map_elt *e;
+
+			key[0] = i % 128;
+			key[1] = ~key[0];
+			e = hist__map_insert(m, key, 0, NULL);
+			T_ASSERT(e != NULL);
+			if (e)
+				hist__map_sum_add(e, 0, 1);
+		}
+		T_EQ(hist__map_entries(m), 128);
+		for (i = 0; i < 128; i++) {
+			struct hist_map_elt *e;
+
+			key[0] = i;
+			key[1] = ~i;
+			e = hist__map_lookup(m, key);
+			T_ASSERT(e != NULL);
+			if (e) {
+				T_EQU(hist__map_sum_read(e, 0), 3);
+				T_EQU(elt_u64(e, 0, 1), i);
+			}
+		}
+		key[0] = 500;
+		T_ASSERT(hist__map_lookup(m, key) == NULL);
+		T_ASSERT(hist__map_insert(m, key, 0, NULL) == NULL);
+		n = hist__map_collect(m, out, 256);
+		T_EQ(n, 128);
+		for (i = 0; i < n; i++)
+			seen |= 1ull << (elt_u64(out[i], 0, 1) & 63);
+		T_EQU(seen, UINT64_MAX);
+		T_EQU(hist__map_hits(m), 128 * 3);
+		T_EQU(hist__map_drops(m), 1);
+		hist__map_destroy(m);
+	}
+}
+
+static void test_capacity(void)
+{
+	struct hist_map *m = make_map(7, 8, 8, 1);
+	uint64_t k, inserts = 0, ok = 0;
+
+	for (k = 0; k < 128; k++, inserts++)
+		ok += hist__map_insert(m, &k, 0, NULL) != NULL;
+	T_EQU(ok, 128);
+	T_EQ(hist__map_entries(m), 128);
+	for (k = 1000; k < 1300; k++, inserts++)
+		T_ASSERT(hist__map_insert(m, &k, (uint32_t)k, NULL) == NULL);
+	T_EQU(hist__map_drops(m), 300);
+	for (k = 0; k < 128; k++, inserts++) {
+		struct hist_map_elt *e = hist__map_insert(m, &k, 1, NULL);
+
+		T_ASSERT(e != NULL);
+		if (e)
+			hist__map_sum_add(e, 0, 1);
+	}
+	for (k = 1000; k < 1300; k++)
+		T_ASSERT(hist__map_lookup(m, &k) == NULL);
+	T_EQ(hist__map_entries(m), 128);
+	T_EQU(hist__map_hits(m), 256);
+	T_EQU(hist__map_hits(m) + hist__map_drops(m), inserts);
+	hist__map_destroy(m);
+}
+
+static void test_clear(void)
+{
+	struct hist_map_params p = { .bits = 7, .key_size = 8, .payload_size = 16, .nr_sums = 1,
+				     .nr_cpus = 4, .elt_init = count_init };
+	struct hist_map *m = hist__map_create(&p);
+	struct hist_map_elt *out[256];
+	struct init_count c = { 0, 0 };
+	uint64_t k;
+
+	for (k = 0; k < 200; k++) {
+		struct hist_map_elt *e;
+
+		c.key = k;
+		e = hist__map_insert(m, &k, (uint32_t)k, &c);
+		if (e)
+			hist__map_sum_add(e, 0, 5);
+	}
+	T_EQ(hist__map_entries(m), 128);
+	T_EQU(hist__map_drops(m), 72);
+	hist__map_clear(m);
+	T_EQ(hist__map_entries(m), 0);
+	T_EQU(hist__map_hits(m), 0);
+	T_EQU(hist__map_drops(m), 0);
+	T_EQ(hist__map_collect(m, out, 256), 0);
+	for (k = 0; k < 200; k++)
+		T_ASSERT(hist__map_lookup(m, &k) == NULL);
+	/* Refills from scratch: zero sums, elt_init again, full capacity. */
+	for (k = 100; k < 228; k++) {
+		struct hist_map_elt *e;
+
+		c.key = k;
+		e = hist__map_insert(m, &k, 0, &c);
+		T_ASSERT(e != NULL);
+		if (e) {
+			T_EQU(hist__map_sum_read(e, 0), 0);
+			T_EQU(elt_u64(e, 1, 0), k * 3 + 1);
+		}
+	}
+	T_EQ(c.calls, 256);
+	T_EQ(hist__map_entries(m), 128);
+	T_EQU(hist__map_drops(m), 0);
+	hist__map_destroy(m);
+}
+
+static void test_collect(void)
+{
+	struct hist_map *m = make_map(10, 8, 0, 0);
+	struct hist_map_elt **out = calloc(4096, sizeof(*out));
+	unsigned char *seen = calloc(5000, 1);
+	uint64_t k;
+	uint32_t n, i, dup = 0, stray = 0;
+
+	T_EQ(hist__map_collect(m, out, 4096), 0);
+	for (k = 0; k < 5000; k += 7)
+		hist__map_insert(m, &k, 0, NULL);
+	n = hist__map_collect(m, out, 4096);
+	T_EQ(n, 715);
+	T_EQ(n, hist__map_entries(m));
+	for (i = 0; i < n; i++) {
+		uint64_t key = elt_u64(out[i], 0, 1);
+
+		if (key >= 5000 || key % 7) {
+			stray++;
+			continue;
+		}
+		dup += seen[key];
+		seen[key] = 1;
+	}
+	T_EQ(stray, 0);
+	T_EQ(dup, 0);
+	/* In slot order, so a bounded collect is a prefix of the full one. */
+	T_EQ(hist__map_collect(m, out + 2048, 100), 100);
+	T_ASSERT(memcmp(out, out + 2048, 100 * sizeof(*out)) == 0);
+	free(seen);
+	free(out);
+	hist__map_destroy(m);
+}
+
+struct sort_item {
+	uint32_t key;
+	uint32_t seq;
+};
+
+static int cmp_item(const void *a, const void *b, void *arg)
+{
+	const struct sort_item *x = a, *y = b;
+	int *calls = arg;
+
+	(*calls)++;
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+static void check_sort(size_t n, uint32_t key_range, int mode)
+{
+	struct sort_item *it = calloc(n ? n : 1, sizeof(*it));
+	void **p = calloc(n ? n : 1, sizeof(*p));
+	uint64_t seed = n * 31 + key_range;
+	size_t i, bad = 0;
+	int calls = 0;
+
+	for (i = 0; i < n; i++) {
+		if (mode == 0)
+			it[i].key = (uint32_t)(splitmix(&seed) % key_range);
+		else if (mode == 1)
+			it[i].key = (uint32_t)i;
+		else
+			it[i].key = (uint32_t)(n - i);
+		it[i].seq = (uint32_t)i;
+		p[i] = &it[i];
+	}
+	T_EQ(hist__sort(p, n, cmp_item, &calls), 0);
+	for (i = 1; i < n; i++) {
+		const struct sort_item *x = p[i - 1], *y = p[i];
+
+		if (x->key > y->key || (x->key == y->key && x->seq >= y->seq))
+			bad++;
+	}
+	T_EQ(bad, 0);
+	/* A permutation: every item exactly once (seq marks visited). */
+	for (i = 0; i < n; i++)
+		((struct sort_item *)p[i])->seq = UINT32_MAX;
+	for (i = 0; i < n; i++)
+		bad += it[i].seq != UINT32_MAX;
+	T_EQ(bad, 0);
+	if (mode == 1 && n > 1)
+		T_ASSERT((size_t)calls < 2 * n);
+	free(p);
+	free(it);
+}
+
+static uint64_t prefix_full(const void *a, void *arg)
+{
+	(void)arg;
+	return ((const struct sort_item *)a)->key;
+}
+
+static uint64_t prefix_coarse(const void *a, void *arg)
+{
+	(void)arg;
+	return ((const struct sort_item *)a)->key >> 3;
+}
+
+static uint64_t prefix_none(const void *a, void *arg)
+{
+	(void)a;
+	(void)arg;
+	return 42;
+}
+
+/* hist__sort_keyed must give exactly hist__sort's (stable) order. */
+static void check_sort_keyed(size_t n, uint32_t key_range)
+{
+	uint64_t (*prefixes[])(const void *, void *) = { prefix_full, prefix_coarse, prefix_none };
+	struct sort_item *it = calloc(n ? n : 1, sizeof(*it));
+	void **want = calloc(n ? n : 1, sizeof(*want));
+	void **got = calloc(n ? n : 1, sizeof(*got));
+	uint64_t seed = n * 7 + key_range;
+	size_t i, v;
+	int calls = 0;
+
+	for (i = 0; i < n; i++) {
+		it[i].key = (uint32_t)(splitmix(&seed) % key_range);
+		if (i % 5 == 0)
+			it[i].key |= 0x80000000u; /* exercise the top digit */
+		it[i].seq = (uint32_t)i;
+		want[i] = &it[i];
+	}
+	T_EQ(hist__sort(want, n, cmp_item, &calls), 0);
+	for (v = 0; v < HIST__ARRAY_SIZE(prefixes); v++) {
+		for (i = 0; i < n; i++)
+			got[i] = &it[i];
+		T_EQ(hist__sort_keyed(got, n, prefixes[v], v ? cmp_item : NULL, &calls), 0);
+		T_ASSERT(n == 0 || memcmp(got, want, n * sizeof(*got)) == 0);
+	}
+	free(got);
+	free(want);
+	free(it);
+}
+
+static void test_sort(void)
+{
+	static const size_t sizes[] = { 0, 1, 2, 5, 23, 24, 25, 48, 49, 100, 1000, 4097 };
+	size_t i;
+
+	for (i = 0; i < HIST__ARRAY_SIZE(sizes); i++) {
+		check_sort(sizes[i], 3, 0);
+		check_sort(sizes[i], 1000000, 0);
+		check_sort(sizes[i], 0, 1);
+		check_sort(sizes[i], 0, 2);
+	}
+	check_sort(100000, 1u << 30, 0);
+	check_sort(100000, 10, 0);
+}
+
+static void test_sort_keyed(void)
+{
+	static const size_t sizes[] = { 0, 1, 2, 5, 24, 25, 1000, 4097 };
+	size_t i;
+
+	for (i = 0; i < HIST__ARRAY_SIZE(sizes); i++) {
+		check_sort_keyed(sizes[i], 3);
+		check_sort_keyed(sizes[i], 100);
+		check_sort_keyed(sizes[i], 1u << 30);
+	}
+	check_sort_keyed(100000, 1u << 30);
+	check_sort_keyed(100000, 1000);
+}
+
+/* Snapshot + sort of a 1M-entry map by key: the output path's cost. */
+static int cmp_elt_key(const void *a, const void *b, void *arg)
+{
+	uint64_t x = elt_u64((struct hist_map_elt *)a, 0, 1);
+	uint64_t y = elt_u64((struct hist_map_elt *)b, 0, 1);
+
+	(void)arg;
+	return (x > y) - (x < y);
+}
+
+static uint64_t prefix_elt_key(const void *a, void *arg)
+{
+	(void)arg;
+	return elt_u64((struct hist_map_elt *)a, 0, 1);
+}
+
+static uint32_t count_unsorted(struct hist_map_elt **out, uint32_t n)
+{
+	uint64_t k, prev = 0;
+	uint32_t i, bad = 0;
+
+	for (i = 0; i < n; i++) {
+		k = elt_u64(out[i], 0, 1);
+		bad += i && k <= prev;
+		prev = k;
+	}
+	return bad;
+}
+
+static void test_snapshot_sort_1m(void)
+{
+	const uint32_t n = T_SANITIZED ? 100000 : 1000000;
+	struct hist_map *m = make_map(T_SANITIZED ? 17 : 20, 8, 16, 2);
+	struct hist_map_elt **out = calloc(1u << 20, sizeof(*out));
+	uint64_t seed = 1, k;
+	double t0, t1, t2, t3, t4, t5;
+	uint32_t i, got;
+
+	t0 = now_ms();
+	for (i = 0; i < n; i++) {
+		k = splitmix(&seed);
+		hist__map_sum_add(hist__map_insert(m, &k, 0, NULL), 0, 1);
+	}
+	t1 = now_ms();
+	got = hist__map_collect(m, out, 1u << 20);
+	t2 = now_ms();
+	T_EQ(hist__sort_keyed((void **)out, got, prefix_elt_key, cmp_elt_key, NULL), 0);
+	t3 = now_ms();
+	T_EQ(got, n);
+	T_EQ(count_unsorted(out, got), 0);
+
+	got = hist__map_collect(m, out, 1u << 20);
+	t4 = now_ms();
+	T_EQ(hist__sort((void **)out, got, cmp_elt_key, NULL), 0);
+	t5 = now_ms();
+	T_EQ(count_unsorted(out, got), 0);
+	printf("# %u entries: insert %.1f ms, collect %.1f ms, sort_keyed %.1f ms, "
+	       "sort %.1f ms\n", n, t1 - t0, t2 - t1, t3 - t2, t5 - t4);
+	free(out);
+	hist__map_destroy(m);
+}
+
+/*
+ * Stress: NR_THREADS inserters over an overlapping key set, plus one reader
+ * that checks every element it can see while the inserts run.
+ */
+#define NR_THREADS 4
+#define NR_KEYS 1000
+
+struct stress {
+	struct hist_map *m;
+	pthread_barrier_t start;
+	uint32_t iters;
+	uint32_t nr_keys;
+	int done;
+	/* per thread: successful inserts per key, and the total */
+	uint32_t ok[NR_THREADS][NR_KEYS + 1];
+	uint64_t ok_total[NR_THREADS];
+	/* reader results */
+	uint64_t reader_seen, reader_bad, reader_dup;
+};
+
+struct stress_arg {
+	struct stress *s;
+	uint32_t tid;
+};
+
+static uint64_t tag_of(uint64_t key)
+{
+	return key * 0x2545f4914f6cdd1dull + 17;
+}
+
+/* Payload word 2 is a function of the key: a torn publish would break it. */
+static void stress_init(void *payload, void *arg)
+{
+	uint64_t key = *(const uint64_t *)arg, v = tag_of(key);
+
+	memcpy((char *)payload + 16, &v, sizeof(v));
+}
+
+static void *stress_writer(void *p)
+{
+	struct stress_arg *a = p;
+	struct stress *s = a->s;
+	uint64_t seed = a->tid + 1;
+	uint32_t i;
+
+	pthread_barrier_wait(&s->start);
+	for (i = 0; i < s->iters; i++) {
+		uint64_t key = 1 + splitmix(&seed) % s->nr_keys;
+		struct hist_map_elt *e = hist__map_insert(s->m, &key, a->tid, &key);
+
+		if (!e)
+			continue;
+		hist__map_sum_add(e, 0, 1);
+		hist__map_sum_add(e, 1, key);
+		s->ok[a->tid][key]++;
+		s->ok_total[a->tid]++;
+	}
+	return NULL;
+}
+
+static int elt_consistent(struct stress *s, struct hist_map_elt *e)
+{
+	uint64_t key = elt_u64(e, 0, 1);
+
+	return key >= 1 && key <= s->nr_keys && elt_u64(e, 2, 0) == tag_of(key);
+}
+
+static void *stress_reader(void *p)
+{
+	struct stress *s = p;
+	struct hist_map_elt **out = calloc(hist__map_capacity(s->m), sizeof(*out));
+	unsigned char *seen = calloc(s->nr_keys + 1, 1);
+	uint64_t seed = 99;
+
+	pthread_barrier_wait(&s->start);
+	while (!__atomic_load_n(&s->done, __ATOMIC_ACQUIRE)) {
+		uint32_t n = hist__map_collect(s->m, out, hist__map_capacity(s->m)), i;
+		uint64_t key;
+		struct hist_map_elt *e;
+
+		memset(seen, 0, s->nr_keys + 1);
+		for (i = 0; i < n; i++) {
+			s->reader_seen++;
+			if (!elt_consistent(s, out[i])) {
+				s->reader_bad++;
+				continue;
+			}
+			key = elt_u64(out[i], 0, 1);
+			s->reader_dup += seen[key];
+			seen[key] = 1;
+		}
+		for (i = 0; i < 64; i++) {
+			key = 1 + splitmix(&seed) % s->nr_keys;
+			e = hist__map_lookup(s->m, &key);
+			if (!e)
+				continue;
+			s->reader_seen++;
+			if (!elt_consistent(s, e) || elt_u64(e, 0, 1) != key)
+				s->reader_bad++;
+		}
+	}
+	free(seen);
+	free(out);
+	return NULL;
+}
+
+/* Runs one stress round and checks the final state; returns drops seen. */
+static uint64_t stress_round(struct stress *s, int with_reader)
+{
+	pthread_t th[NR_THREADS], rd;
+	struct stress_arg args[NR_THREADS];
+	struct hist_map_elt **out;
+	uint64_t hits = 0, present = 0, bad_sum = 0, dup = 0, total = 0;
+	unsigned char *seen;
+	uint32_t t, i, n, k;
+
+	memset(s->ok, 0, sizeof(s->ok));
+	memset(s->ok_total, 0, sizeof(s->ok_total));
+	s->done = 0;
+	s->reader_seen = s->reader_bad = s->reader_dup = 0;
+	pthread_barrier_init(&s->start, NULL, NR_THREADS + (with_reader ? 1 : 0));
+	if (with_reader)
+		pthread_create(&rd, NULL, stress_reader, s);
+	for (t = 0; t < NR_THREADS; t++) {
+		args[t].s = s;
+		args[t].tid = t;
+		pthread_create(&th[t], NULL, stress_writer, &args[t]);
+	}
+	for (t = 0; t < NR_THREADS; t++)
+		pthread_join(th[t], NULL);
+	__atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
+	if (with_reader) {
+		pthread_join(rd, NULL);
+		T_EQU(s->reader_bad, 0);
+		T_EQU(s->reader_dup, 0);
+	}
+	pthread_barrier_destroy(&s->start);
+
+	out = calloc(hist__map_capacity(s->m), sizeof(*out));
+	seen = calloc(s->nr_keys + 1, 1);
+	n = hist__map_collect(s->m, out, hist__map_capacity(s->m));
+	for (i = 0; i < n; i++) {
+		uint64_t want = 0, key = elt_u64(out[i], 0, 1);
+
+		if (!elt_consistent(s, out[i])) {
+			bad_sum++;
+			continue;
+		}
+		dup += seen[key];
+		seen[key] = 1;
+		/* Every element stays reachable: no hole cuts its probe chain. */
+		bad_sum += hist__map_lookup(s->m, &key) != out[i];
+		for (t = 0; t < NR_THREADS; t++)
+			want += s->ok[t][key];
+		bad_sum += hist__map_sum_read(out[i], 0) != want;
+		bad_sum += hist__map_sum_read(out[i], 1) != want * key;
+	}
+	for (k = 1; k <= s->nr_keys; k++) {
+		uint64_t want = 0;
+
+		for (t = 0; t < NR_THREADS; t++)
+			want += s->ok[t][k];
+		present += want > 0;
+		/* A key that got hits must be in the map, and only those. */
+		bad_sum += (want > 0) != (seen[k] != 0);
+	}
+	for (t = 0; t < NR_THREADS; t++)
+		hits += s->ok_total[t];
+	total = (uint64_t)NR_THREADS * s->iters;
+	T_EQU(dup, 0);
+	T_EQU(bad_sum, 0);
+	T_EQU(n, present);
+	T_EQU(hist__map_entries(s->m), n);
+	T_EQU(hist__map_hits(s->m), hits);
+	T_EQU(hist__map_hits(s->m) + hist__map_drops(s->m), total);
+	free(seen);
+	free(out);
+	return hist__map_drops(s->m);
+}
+
+static struct stress *stress_new(uint32_t bits, uint32_t nr_keys, uint32_t iters,
+				 uint32_t (*hash)(const void *, uint32_t))
+{
+	struct hist_map_params p = { .bits = bits, .key_size = 8, .payload_size = 24,
+				     .nr_sums = 2, .nr_cpus = 3, .elt_init = stress_init,
+				     .hash = hash };
+	struct stress *s = calloc(1, sizeof(*s));
+
+	s->m = hist__map_create(&p);
+	s->nr_keys = nr_keys;
+	s->iters = iters;
+	return s;
+}
+
+static void stress_free(struct stress *s)
+{
+	hist__map_destroy(s->m);
+	free(s);
+}
+
+static void test_stress(void)
+{
+	struct stress *s = stress_new(11, NR_KEYS, T_SCALE(200000), NULL);
+	uint64_t drops = stress_round(s, 1);
+
+	/*
+	 * All 1000 keys fit: a drop is only the bounded wait giving up on a
+	 * claimant preempted mid-claim (more threads than cpus), by design.
+	 */
+	if (drops)
+		printf("# stress: %llu drops from the bounded wait\n", (unsigned long long)drops);
+	T_EQ(hist__map_entries(s->m), NR_KEYS);
+	stress_free(s);
+}
+
+/* Many short rounds: maximise the races on claiming the same new key. */
+static void test_stress_new_keys(void)
+{
+	struct stress *s = stress_new(11, NR_KEYS, 2000, NULL);
+	int round, rounds = T_SCALE(100);
+
+	for (round = 0; round < rounds; round++) {
+		hist__map_clear(s->m);
+		stress_round(s, round % 4 == 0);
+	}
+	stress_free(s);
+}
+
+/* Every key in one probe chain: the BUSY-wait path on every claim. */
+static void test_stress_collisions(void)
+{
+	struct stress *s = stress_new(7, 100, T_SCALE(20000), hash_const);
+	int round;
+
+	for (round = 0; round < 5; round++) {
+		hist__map_clear(s->m);
+		stress_round(s, 1);
+	}
+	T_EQ(hist__map_entries(s->m), 100);
+	stress_free(s);
+}
+
+/* One probe chain, distinct tags: claims race for the same EMPTY slots. */
+static uint32_t hash_one_chain(const void *key, uint32_t len)
+{
+	uint64_t k;
+
+	(void)len;
+	memcpy(&k, key, sizeof(k));
+	return 0x80000000u | (uint32_t)(k & 0x3fffffu);
+}
+
+/*
+ * Filling a small map from one probe chain, many times: the claims that
+ * lose the capacity race sit in that chain, and every element after them
+ * must still be found.
+ */
+static void test_stress_fill_race(void)
+{
+	struct stress *s = stress_new(7, NR_KEYS, 400, hash_one_chain);
+	int round, rounds = T_SCALE(300);
+
+	for (round = 0; round < rounds; round++) {
+		hist__map_clear(s->m);
+		stress_round(s, 0);
+		T_EQ(hist__map_entries(s->m), 128);
+	}
+	stress_free(s);
+}
+
+/* More keys than capacity, concurrently: exactly capacity elements. */
+static void test_stress_capacity(void)
+{
+	struct stress *s = stress_new(7, NR_KEYS, T_SCALE(50000), NULL);
+	int round;
+
+	for (round = 0; round < 5; round++) {
+		hist__map_clear(s->m);
+		stress_round(s, 1);
+		T_EQ(hist__map_entries(s->m), 128);
+		T_ASSERT(hist__map_drops(s->m) > 0);
+	}
+	stress_free(s);
+}
+
+int main(void)
+{
+	T_RUN(test_create_params);
+	T_RUN(test_basic);
+	T_RUN(test_key_sizes);
+	T_RUN(test_sums);
+	T_RUN(test_elt_init_once);
+	T_RUN(test_collisions);
+	T_RUN(test_capacity);
+	T_RUN(test_clear);
+	T_RUN(test_collect);
+	T_RUN(test_sort);
+	T_RUN(test_sort_keyed);
+	T_RUN(test_snapshot_sort_1m);
+	T_RUN(test_stress);
+	T_RUN(test_stress_new_keys);
+	T_RUN(test_stress_collisions);
+	T_RUN(test_stress_capacity);
+	T_RUN(test_stress_fill_race);
+	return T_DONE();
+}
