@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Handlers and actions of a hist trigger: onmatch(sys.event),
+ * onmax($var), onchange($var) with trace()/<synth>()/save()/snapshot().
+ */
+#ifndef HIST_ACTIONS_H
+#define HIST_ACTIONS_H
+
+#include "core/trigger.h"
+
+/* Parse this command's action texts (fc->action_text) into fc->h. */
+int hist__actions_parse(struct hist__fctx *fc) HIST__INTERNAL;
+/* Same actions (part of trigger identity). */
+bool hist__actions_match(const struct hist__hist *a, const struct hist__hist *b) HIST__INTERNAL;
+
+/* Printing: the action specs in the trigger-info line, the per-entry
+ * track block (max:/changed:), and the snapshot block. */
+void hist__actions_print_spec(struct hist__sb *sb, const struct hist__hist *h) HIST__INTERNAL;
+void hist__actions_print_entry(struct hist__sb *sb, const struct hist__hist *h,
+			       struct hist_map_elt *elt) HIST__INTERNAL;
+void hist__actions_print_snapshot(struct hist__sb *sb, const struct hist__hist *h) HIST__INTERNAL;
+
+#endif

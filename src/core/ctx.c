@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: MIT */
+/* The context: events, error_log, reclamation, and the hit entry point. */
+#include "core/ctx.h"
+#include "core/trigger.h"
+#include "synth/synth.h"
+#include "output/fmt.h"
+
+#define NEST_MAX 4 /* task, softirq, irq, NMI */
+
+hist_ctx *hist_ctx_create(const struct hist_host *host,
+			  const struct hist_ctx_opts *opts, int *err)
+{
+	struct hist_ctx *ctx = hist__zalloc(sizeof(*ctx));
+
+	if (!ctx)
+		goto nomem;
+	if (host)
+		ctx->host = *host;
+	if (opts)
+		ctx->opts = *opts;
+	if (!ctx->opts.nr_cpus)
+		ctx->opts.nr_cpus = 64;
+	if (!ctx->opts.max_map_bits)
+		ctx->opts.max_map_bits = 17;
+	if (ctx->opts.max_map_bits > 24)
+		ctx->opts.max_map_bits = 24;
+	ctx->nest = hist__zalloc(sizeof(*ctx->nest) * ctx->opts.nr_cpus);
+	if (!ctx->nest)
+		goto nomem;
+	if (err)
+		*err = 0;
+	return ctx;
+nomem:
+	if (ctx)
+		hist__free(ctx);
+	if (err)
+		*err = -HIST_ENOMEM;
+	return NULL;
+}
+
+void hist_ctx_reclaim(hist_ctx *ctx)
+{
+	struct hist__retired *r = ctx->retired, *next;
+
+	ctx->retired = NULL;
+	for (; r; r = next) {
+		next = r->next;
+		r->free_fn(r->p);
+		hist__free(r);
+	}
+}
+
+void hist_ctx_destroy(hist_ctx *ctx)
+{
+	struct hist_event *ev, *next;
+
+	if (!ctx)
+		return;
+	for (ev = ctx->events; ev; ev = ev->next)
+		hist__triggers_remove_all(ev);
+	hist__named_free_all(ctx);
+	hist__synth_free_all(ctx);
+	hist_ctx_reclaim(ctx);
+	for (ev = ctx->events; ev; ev = next) {
+		next = ev->next;
+		if (ev->filter)
+			hist_filter_destroy(ev->filter);
+		hist__event_free(ev);
+	}
+	hist__free(ctx->nest);
+	hist__free(ctx);
+}
+
+void hist__retire(struct hist_ctx *ctx, void (*free_fn)(void *p), void *p)
+{
+	struct hist__retired *r;
+
+	if (!p)
+		return;
+	if (ctx->host.synchronize) {
+		ctx->host.synchronize(ctx->host.data);
+		free_fn(p);
+		return;
+	}
+	r = hist__zalloc(sizeof(*r));
+	if (!r) {
+		/* No grace period and no memory to wait for one: leaking is
+		 * the only safe choice while hits may be running. */
+		return;
+	}
+	r->free_fn = free_fn;
+	r->p = p;
+	r->next = ctx->retired;
+	ctx->retired = r;
+}
+
+uint64_t hist__ctx_now(const struct hist_ctx *ctx)
+{
+	return ctx->host.clock ? ctx->host.clock(ctx->host.data) : 0;
+}
+
+struct hist_event *hist__ctx_find_event(struct hist_ctx *ctx, const char *system,
+					const char *name)
+{
+	struct hist_event *ev;
+
+	for (ev = ctx->events; ev; ev = ev->next)
+		if (!strcmp(ev->desc.system, system) && !strcmp(ev->desc.name, name))
+			return ev;
+	return NULL;
+}
+
+int hist__ctx_add_event(struct hist_ctx *ctx, const struct hist_event_desc *desc,
+			struct hist_event **out)
+{
+	struct hist_event *ev = hist__event_new(ctx, &ctx->host, desc), **pp;
+
+	if (!ev)
+		return -HIST_ENOMEM;
+	/* Append: listing order follows definition order. */
+	for (pp = &ctx->events; *pp; pp = &(*pp)->next)
+		;
+	*pp = ev;
+	if (out)
+		*out = ev;
+	return 0;
+}
+
+static void free_event(void *p)
+{
+	struct hist_event *ev = p;
+
+	if (ev->filter)
+		hist_filter_destroy(ev->filter);
+	hist__event_free(ev);
+}
+
+void hist__ctx_del_event(struct hist_ctx *ctx, struct hist_event *ev)
+{
+	struct hist_event **pp;
+
+	for (pp = &ctx->events; *pp; pp = &(*pp)->next) {
+		if (*pp == ev) {
+			*pp = ev->next;
+			hist__retire(ctx, free_event, ev);
+			return;
+		}
+	}
+}
+
+hist_event *hist_event_lookup(hist_ctx *ctx, const char *system,
+			      const char *name)
+{
+	struct hist_event *ev = hist__ctx_find_event(ctx, system, name);
+	struct hist_event_desc desc;
+
+	if (ev)
+		return ev;
+	if (!ctx->host.find_event)
+		return NULL;
+	memset(&desc, 0, sizeof(desc));
+	if (ctx->host.find_event(ctx->host.data, system, name, &desc))
+		return NULL;
+	desc.system = system;
+	desc.name = name;
+	if (hist__ctx_add_event(ctx, &desc, &ev))
+		return NULL;
+	return ev;
+}
+
+int hist_event_define(hist_ctx *ctx, const struct hist_event_desc *desc,
+		      hist_event **out)
+{
+	if (!desc || !desc->system || !desc->name)
+		return -HIST_EINVAL;
+	if (hist__ctx_find_event(ctx, desc->system, desc->name))
+		return -HIST_EEXIST;
+	return hist__ctx_add_event(ctx, desc, out);
+}
+
+const struct hist_event_desc *hist_event_desc(const hist_event *ev)
+{
+	return &ev->desc;
+}
+
+int hist_event_active(const hist_event *ev)
+{
+	/* relaxed: a hint for the tracer's probe, re-checked by the hit */
+	return hist__load_relaxed(&ev->active) != 0;
+}
+
+/*
+ * The hot path.  The acquire load of the trigger list pairs with the
+ * release store in hist__triggers_publish(), so every trigger in the list
+ * (and everything it points to) is fully built before it is used.
+ */
+void hist_event_hit(hist_event *ev, const void *rec, size_t len,
+		    const struct hist_hit *hit)
+{
+	struct hist__tlist *tl = hist__load_acquire(&ev->triggers);
+	struct hist_ctx *ctx;
+	struct hist__nest *nest;
+	struct hist__rec r;
+	struct hist_hit local;
+
+	if (hist__likely(!tl))
+		return;
+	ctx = ev->ctx;
+	if (!hit) {
+		memset(&local, 0, sizeof(local));
+		local.pid = -1;
+		local.flags = HIST_HIT_NO_TS;
+		hit = &local;
+	}
+	nest = &ctx->nest[hit->cpu % ctx->opts.nr_cpus];
+	/* Nesting is per cpu slot, like the kernel's per-cpu context
+	 * counter: a 5th level (an action generating events recursively)
+	 * is dropped silently. */
+	if (hist__fetch_add_relaxed(&nest->depth, 1) >= NEST_MAX) {
+		hist__fetch_sub_relaxed(&nest->depth, 1);
+		return;
+	}
+	hist__rec_init(&r, ev, rec, len, hit);
+	hist__triggers_run(tl, &r);
+	hist__fetch_sub_relaxed(&nest->depth, 1);
+}
+
+/* ---- error_log ---------------------------------------------------- */
+
+void hist__errlog_add(struct hist_ctx *ctx, const char *loc, const char *cmd,
+		      size_t n, int msg, uint32_t pos)
+{
+	struct hist__errlog_entry *e;
+	uint32_t slot;
+
+	if (ctx->log_count < HIST__ERRLOG_MAX) {
+		slot = (ctx->log_head + ctx->log_count) % HIST__ERRLOG_MAX;
+		ctx->log_count++;
+	} else {
+		slot = ctx->log_head;
+		ctx->log_head = (ctx->log_head + 1) % HIST__ERRLOG_MAX;
+	}
+	e = &ctx->log[slot];
+	e->ts_ns = hist__ctx_now(ctx);
+	e->msg = msg;
+	e->pos = pos;
+	hist__strlcpy(e->loc, loc, sizeof(e->loc));
+	if (n > sizeof(e->cmd) - 1)
+		n = sizeof(e->cmd) - 1;
+	memcpy(e->cmd, cmd, n);
+	e->cmd[n] = 0;
+}
+
+void hist_ctx_clear_error_log(hist_ctx *ctx)
+{
+	ctx->log_head = 0;
+	ctx->log_count = 0;
+}
+
+int hist_ctx_print_error_log(hist_ctx *ctx, hist_write_fn write, void *arg)
+{
+	uint32_t i;
+	int ret = 0;
+
+	for (i = 0; i < ctx->log_count && !ret; i++) {
+		const struct hist__errlog_entry *e =
+			&ctx->log[(ctx->log_head + i) % HIST__ERRLOG_MAX];
+		struct hist__sb sb;
+		uint64_t usec = e->ts_ns / 1000;
+		uint32_t k;
+
+		hist__sb_init(&sb, write, arg);
+		/* "[%5llu.%06u] loc: error: text\n  Command: cmd\n" */
+		hist__sb_puts(&sb, "[");
+		hist__sb_u64(&sb, usec / 1000000, 5, ' ');
+		hist__sb_puts(&sb, ".");
+		hist__sb_u64(&sb, usec % 1000000, 6, '0');
+		hist__sb_puts(&sb, "] ");
+		hist__sb_puts(&sb, e->loc);
+		hist__sb_puts(&sb, ": error: ");
+		hist__sb_puts(&sb, hist_error_text(e->msg));
+		hist__sb_puts(&sb, "\n  Command: ");
+		hist__sb_puts(&sb, e->cmd);
+		hist__sb_puts(&sb, "\n");
+		for (k = 0; k < 11 + e->pos; k++)
+			hist__sb_putc(&sb, ' ');
+		hist__sb_puts(&sb, "^\n");
+		ret = hist__sb_finish(&sb);
+	}
+	return ret;
+}

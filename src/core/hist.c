@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The hist trigger at run time: element layout, the per-hit update, named
+ * (shared) tables, identity matching and teardown.
+ */
+#include "core/trigger.h"
+#include "filter/filter.h"
+#include "actions/actions.h"
+
+/* Kernel trace clocks that count in ns (common_timestamp.usecs divides
+ * only those). */
+static bool clock_in_ns(const char *clock)
+{
+	static const char *const ns[] = { "local", "global", "perf", "mono",
+					  "mono_raw", "boot", "tai" };
+	size_t i;
+
+	for (i = 0; i < HIST__ARRAY_SIZE(ns); i++)
+		if (!strcmp(clock, ns[i]))
+			return true;
+	return false;
+}
+
+struct elt_init_arg {
+	const struct hist__hist *h;
+	struct hist__rec *r;
+};
+
+/* Runs once per element, in the creating thread, before publication. */
+static void elt_init(void *payload, void *arg)
+{
+	const struct elt_init_arg *a = arg;
+	char *comm;
+
+	if (!a->h->needs_comm)
+		return;
+	comm = (char *)payload + a->h->comm_off;
+	/* the comm of the task current when the entry is created (g02) */
+	if (hist__rec_pid(a->r) == 0)
+		memcpy(comm, "<idle>", 7);
+	else
+		hist__strlcpy(comm, hist__rec_comm(a->r), HIST__COMM_LEN);
+}
+
+static uint32_t layout(struct hist__hist *h)
+{
+	uint32_t off = 8 * h->nr_vals;
+
+	h->nr_var_slots = h->nr_vars;
+	h->var_off = off;
+	off += 8 * h->nr_var_slots;
+	h->var_set_off = off;
+	off += 8;
+	h->comm_off = off;
+	if (h->needs_comm)
+		off += HIST__COMM_LEN;
+	/* string variables keep their text in the element */
+	{
+		uint32_t i;
+
+		for (i = 0; i < h->nr_vars; i++) {
+			if (h->vars[i]->flags & HIST__F_STRING) {
+				h->vars[i]->key_offset = off;
+				off += 256;
+			} else if (h->vars[i]->flags & HIST__F_STACKTRACE) {
+				/* frames plus a terminating 0 */
+				h->vars[i]->key_offset = off;
+				off += (HIST__STACK_MAX + 1) * 8;
+			}
+		}
+	}
+	return (off + 7) & ~7u;
+}
+
+int hist__hist_setup(struct hist__hist *h)
+{
+	struct hist_map_params p;
+
+	h->payload_size = layout(h);
+	h->single_int_key = h->nr_keys == 1 &&
+			    !(h->keys[0]->flags & (HIST__F_STRING | HIST__F_STACKTRACE));
+	if (h->map)
+		return 0; /* shared through name= */
+	memset(&p, 0, sizeof(p));
+	p.bits = h->map_bits;
+	p.key_size = h->key_size < 8 ? 8 : h->key_size;
+	p.payload_size = h->payload_size;
+	p.nr_sums = h->nr_vals;
+	p.nr_cpus = h->ev->ctx->opts.nr_cpus;
+	p.elt_init = elt_init;
+	h->map = hist__map_create(&p);
+	return h->map ? 0 : -HIST_ENOMEM;
+}
+
+static void free_field_array(struct hist__field **f, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		hist__field_free(f[i]);
+}
+
+void hist__hist_free(struct hist__hist *h)
+{
+	if (!h)
+		return;
+	free_field_array(h->vals, h->nr_vals);
+	free_field_array(h->keys, h->nr_keys);
+	free_field_array(h->vars, h->nr_vars);
+	if (h->group) {
+		if (--h->group->refs == 0) {
+			struct hist__named **pp;
+
+			for (pp = &h->ev->ctx->named; *pp; pp = &(*pp)->next) {
+				if (*pp == h->group) {
+					*pp = h->group->next;
+					break;
+				}
+			}
+			hist__map_destroy(h->group->map);
+			hist__free(h->group->name);
+			hist__free(h->group);
+		} else if (h->group->first == h) {
+			h->group->first = NULL;
+		}
+	} else if (h->map) {
+		hist__map_destroy(h->map);
+	}
+	hist__free(h->name);
+	hist__free(h->clock);
+	hist__free(h);
+}
+
+void hist__named_free_all(struct hist_ctx *ctx)
+{
+	/* groups are freed with their last member */
+	(void)ctx;
+}
+
+/* Build the compound key.  KEY has room for HIST__KEY_SIZE_MAX bytes. */
+static void build_key(const struct hist__hist *h, struct hist__eval *e,
+		      uint8_t *key)
+{
+	uint32_t i;
+
+	memset(key, 0, h->key_size < 8 ? 8 : h->key_size);
+	for (i = 0; i < h->nr_keys; i++) {
+		const struct hist__field *k = h->keys[i];
+		uint8_t *slot = key + k->key_offset;
+
+		if (k->flags & HIST__F_STACKTRACE) {
+			uint64_t ips[HIST__STACK_MAX];
+			unsigned n;
+
+			if (k->ef) {
+				n = hist__read_stack(k->ef, e->r, ips, HIST__STACK_MAX);
+				memcpy(slot, ips, n * 8);
+			} else {
+				const uint64_t *st;
+
+				n = hist__rec_stack(e->r, &st);
+				memcpy(slot, st, n * 8);
+			}
+		} else if (k->flags & HIST__F_STRING) {
+			const char *s;
+			size_t n = k->str(k, e, &s);
+
+			/* always leave a NUL in the slot */
+			if (n > k->key_size - 1)
+				n = k->key_size - 1;
+			memcpy(slot, s, n);
+		} else {
+			uint64_t v = hist__field_val(k, e);
+
+			memcpy(slot, &v, 8);
+		}
+	}
+}
+
+static void set_vars(const struct hist__hist *h, struct hist__eval *e,
+		     uint8_t *payload)
+{
+	uint64_t *vals = (uint64_t *)(void *)(payload + h->var_off);
+	uint64_t *set = (uint64_t *)(void *)(payload + h->var_set_off);
+	uint64_t bits = 0;
+	uint32_t i;
+
+	for (i = 0; i < h->nr_vars; i++) {
+		const struct hist__field *v = h->vars[i];
+		uint64_t val;
+
+		if (v->flags & HIST__F_STRING) {
+			char *buf = (char *)payload + v->key_offset;
+			const char *s;
+			size_t n = v->str(v, e, &s);
+
+			if (n > 255)
+				n = 255;
+			memcpy(buf, s, n);
+			buf[n] = 0;
+			val = (uint64_t)(uintptr_t)buf;
+		} else if (v->flags & HIST__F_STACKTRACE) {
+			uint64_t *buf = (uint64_t *)(void *)(payload + v->key_offset);
+			const struct hist__field *src = v;
+			const uint64_t *st;
+			unsigned n;
+
+			while (src->flags & HIST__F_ALIAS)
+				src = src->operands[0];
+			if (src->ef) {
+				n = hist__read_stack(src->ef, e->r, buf, HIST__STACK_MAX);
+			} else {
+				n = hist__rec_stack(e->r, &st);
+				memcpy(buf, st, n * 8);
+			}
+			buf[n] = 0;
+			val = (uint64_t)(uintptr_t)buf;
+		} else {
+			val = hist__field_val(v, e);
+		}
+		hist__store_relaxed(&vals[i], val);
+		bits |= 1ull << i;
+	}
+	/* release: a reference that sees the set bit sees the value */
+	if (bits)
+		hist__or_release(set, bits);
+}
+
+void hist__hist_hit(struct hist__hist *h, struct hist__rec *r)
+{
+	uint64_t keybuf[HIST__KEY_SIZE_MAX / 8];
+	uint64_t refs[HIST__REFS_MAX];
+	uint8_t *key = (uint8_t *)keybuf;
+	struct hist__eval e;
+	struct elt_init_arg ia;
+	struct hist_map_elt *elt;
+	uint8_t *payload;
+	uint32_t i;
+
+	e.r = r;
+	e.h = h;
+	e.payload = NULL;
+	e.refs = refs;
+	e.ts = 0;
+	if (h->uses_ts) {
+		e.ts = r->hit ? r->hit->ts : 0;
+		if (r->hit && (r->hit->flags & HIST_HIT_NO_TS) && r->host &&
+		    r->host->clock)
+			e.ts = r->host->clock(r->host->data);
+		if (h->ts_usecs && clock_in_ns(h->clock))
+			e.ts = (e.ts + 500) / 1000;
+	}
+	if (h->single_int_key) {
+		keybuf[0] = hist__field_val(h->keys[0], &e);
+	} else {
+		build_key(h, &e, key);
+	}
+	if (h->nr_refs && !hist__resolve_refs(h, key, refs))
+		return;
+	ia.h = h;
+	ia.r = r;
+	elt = hist__map_insert(h->map, key, r->hit ? r->hit->cpu : 0, &ia);
+	if (!elt)
+		return;
+	payload = hist__map_elt_payload(elt);
+	e.payload = payload;
+	hist__map_sum_add(elt, 0, 1);
+	for (i = 1; i < h->nr_vals; i++)
+		hist__map_sum_add(elt, i, hist__field_val(h->vals[i], &e));
+	if (h->nr_vars)
+		set_vars(h, &e, payload);
+}
+
+/* ---- identity ----------------------------------------------------- */
+
+static bool str_eq(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return !strcmp(a, b);
+}
+
+static bool field_match(const struct hist__field *a, const struct hist__field *b)
+{
+	if (!a || !b)
+		return a == b;
+	if (a->flags != b->flags || a->size != b->size ||
+	    a->is_signed != b->is_signed || a->op != b->op ||
+	    a->constant != b->constant || a->bucket != b->bucket ||
+	    !a->ef != !b->ef || a->key_offset != b->key_offset)
+		return false;
+	/* named triggers compare fields of different events: by shape */
+	if (a->ef && (a->ef->size != b->ef->size ||
+		      a->ef->is_signed != b->ef->is_signed ||
+		      strcmp(a->ef->type, b->ef->type)))
+		return false;
+	if (!str_eq(hist__field_name(a), hist__field_name(b)) ||
+	    !str_eq(a->type, b->type) || !str_eq(a->var_name, b->var_name))
+		return false;
+	if ((a->flags & HIST__F_VAR_REF) &&
+	    (a->ref_hist != b->ref_hist || a->ref_var_idx != b->ref_var_idx))
+		return false;
+	return field_match(a->operands[0], b->operands[0]) &&
+	       field_match(a->operands[1], b->operands[1]);
+}
+
+static bool fields_match(struct hist__field *const *a, struct hist__field *const *b,
+			 uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (!field_match(a[i], b[i]))
+			return false;
+	return true;
+}
+
+bool hist__hist_match(const struct hist__trigger *ta, const struct hist__trigger *tb,
+		      bool ignore_filter)
+{
+	const struct hist__hist *a = ta->hist, *b = tb->hist;
+	uint32_t i;
+
+	if (a->nr_vals != b->nr_vals || a->nr_keys != b->nr_keys ||
+	    a->nr_vars != b->nr_vars || a->nr_sort != b->nr_sort ||
+	    a->nohitcount != b->nohitcount)
+		return false;
+	if (!fields_match(a->vals, b->vals, a->nr_vals) ||
+	    !fields_match(a->keys, b->keys, a->nr_keys) ||
+	    !fields_match(a->vars, b->vars, a->nr_vars))
+		return false;
+	for (i = 0; i < a->nr_sort; i++)
+		if (a->sort[i].val_idx != b->sort[i].val_idx ||
+		    a->sort[i].key_idx != b->sort[i].key_idx ||
+		    a->sort[i].descending != b->sort[i].descending)
+			return false;
+	if (!ignore_filter && !str_eq(ta->filter_text, tb->filter_text))
+		return false;
+	if (!str_eq(a->name, b->name))
+		return false;
+	return hist__actions_match(a, b);
+}

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Triggers attached to an event: the hist trigger and the generic ones
+ * (traceon/traceoff, snapshot, stacktrace, enable/disable_event,
+ * enable/disable_hist), their list per event, and the compiled hist
+ * ("hist_data" in the kernel) that the parser builds.
+ */
+#ifndef HIST_TRIGGER_H
+#define HIST_TRIGGER_H
+
+#include "core/ctx.h"
+#include "expr/expr.h"
+#include "map/map.h"
+
+#define HIST__KEYS_MAX 3
+#define HIST__VALS_MAX 3	 /* hitcount + 2 */
+#define HIST__VARS_MAX 16
+#define HIST__SORT_MAX 2
+#define HIST__ACTIONS_MAX 8
+#define HIST__KEY_SIZE_MAX 384
+#define HIST__REFS_MAX 16
+
+enum hist__tkind {
+	HIST__T_HIST,
+	HIST__T_TRACEON,
+	HIST__T_TRACEOFF,
+	HIST__T_SNAPSHOT,
+	HIST__T_STACKTRACE,
+	HIST__T_ENABLE_EVENT,
+	HIST__T_DISABLE_EVENT,
+	HIST__T_ENABLE_HIST,
+	HIST__T_DISABLE_HIST,
+};
+
+struct hist__sort_key {
+	int32_t val_idx;	/* >= 0: sum column; -1: key */
+	int32_t key_idx;
+	bool descending;
+};
+
+struct hist__action;
+
+/* A group of triggers sharing one table through name=. */
+struct hist__named {
+	struct hist__named *next;
+	char *name;
+	struct hist_map *map;
+	uint32_t refs;
+	struct hist__hist *first;	/* defines the layout */
+};
+
+/* The compiled hist trigger. */
+struct hist__hist {
+	struct hist__trigger *t;
+	struct hist_event *ev;
+	struct hist__field *vals[HIST__VALS_MAX];	/* [0] = hitcount */
+	uint32_t nr_vals;
+	struct hist__field *keys[HIST__KEYS_MAX];
+	uint32_t nr_keys;
+	struct hist__field *vars[HIST__VARS_MAX];	/* user variables */
+	uint32_t nr_vars;
+	/* distinct variable references (non-owning: the fields live in the
+	 * expression trees); ref_once: some use is an expression operand,
+	 * which consumes the variable when read */
+	struct hist__field *refs[HIST__REFS_MAX];
+	bool ref_once[HIST__REFS_MAX];
+	uint32_t nr_refs;
+	struct hist__sort_key sort[HIST__SORT_MAX];
+	uint32_t nr_sort;
+	struct hist__action *actions[HIST__ACTIONS_MAX];
+	uint32_t nr_actions;
+	uint32_t key_size;
+	uint32_t map_bits;
+	char *name;			/* name= value, or NULL */
+	char *clock;			/* clock= value (default "global") */
+	bool nohitcount;
+	bool uses_ts;			/* common_timestamp anywhere */
+	bool ts_usecs;			/* ... and .usecs anywhere */
+	bool needs_comm;		/* .execname: save comm per element */
+	bool single_int_key;		/* one 8-byte numeric key */
+	/* element payload layout */
+	uint32_t payload_size;
+	uint32_t var_off;		/* u64 values of variables */
+	uint32_t var_set_off;		/* u64 bitmap: which are set */
+	uint32_t comm_off;		/* saved comm (execname) */
+	uint32_t nr_var_slots;
+	struct hist_map *map;		/* own or the named group's */
+	struct hist__named *group;
+};
+
+struct hist__trigger {
+	enum hist__tkind kind;
+	struct hist_event *ev;
+	struct hist_filter *filter;
+	char *filter_text;
+	int64_t count;			/* -1: unlimited; atomic */
+	uint32_t paused;		/* atomic; hist and generic alike */
+	struct hist_event *target;	/* enable/disable_event/hist */
+	struct hist__hist *hist;	/* HIST__T_HIST */
+	struct hist__trigger *next;	/* the event's list (control side) */
+};
+
+/* The published, immutable list the hot path walks. */
+struct hist__tlist {
+	uint32_t n;
+	struct hist__trigger *t[];
+};
+
+void hist__triggers_run(struct hist__tlist *tl, struct hist__rec *r) HIST__INTERNAL;
+/* Rebuild and publish EV's list after the control list changed. */
+int hist__triggers_publish(struct hist_event *ev) HIST__INTERNAL;
+void hist__triggers_remove_all(struct hist_event *ev) HIST__INTERNAL;
+void hist__named_free_all(struct hist_ctx *ctx) HIST__INTERNAL;
+
+/* The control list of each event lives in ctx-side storage. */
+struct hist__trigger **hist__event_tlist_head(struct hist_event *ev) HIST__INTERNAL;
+
+/* hist trigger: one hit (after pause and filter checks) */
+void hist__hist_hit(struct hist__hist *h, struct hist__rec *r) HIST__INTERNAL;
+void hist__hist_free(struct hist__hist *h) HIST__INTERNAL;
+/* Build the map and layout of a parsed hist.  0 or -errno. */
+int hist__hist_setup(struct hist__hist *h) HIST__INTERNAL;
+/* Same keys/vals/vars/sort/filter/actions (identity of §7.1). */
+bool hist__hist_match(const struct hist__trigger *a, const struct hist__trigger *b,
+		      bool ignore_filter) HIST__INTERNAL;
+/* Look up variable NAME in H; -1 if H does not define it. */
+int hist__hist_find_var(const struct hist__hist *h, const char *name, size_t n) HIST__INTERNAL;
+
+/* Variables and references (vars.c) */
+struct hist__hist *hist__find_var_hist(struct hist__fctx *fc, const char *sys,
+				       size_t slen, const char *evn, size_t elen,
+				       const char *var, size_t vlen, int *idx) HIST__INTERNAL;
+bool hist__local_field_var(struct hist__fctx *fc, const char *sys, size_t slen,
+			   const char *evn, size_t elen, const char *var,
+			   size_t vlen, const char **field, size_t *flen) HIST__INTERNAL;
+int hist__hist_add_ref(struct hist__hist *h, struct hist__field *ref) HIST__INTERNAL;
+bool hist__event_has_var(const struct hist_event *ev, const struct hist__hist *self,
+			 const char *name, size_t n) HIST__INTERNAL;
+/* Resolve H's references for this hit into VALS; false if one is unset. */
+bool hist__resolve_refs(const struct hist__hist *h, const uint8_t *key,
+			uint64_t *vals) HIST__INTERNAL;
+
+
+/* Printing (output.c) */
+void hist__hist_print_info(struct hist__sb *sb, const struct hist__trigger *t) HIST__INTERNAL;
+int hist__hist_print(struct hist__sb *sb, const struct hist__trigger *t) HIST__INTERNAL;
+
+#endif

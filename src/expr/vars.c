@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Variables and variable references: where a $name is looked up at parse
+ * time, and how a reference is resolved for one hit (the same key looked
+ * up in the defining histogram's map).
+ */
+#include "core/trigger.h"
+
+static bool span_is(const char *s, size_t n, const char *lit)
+{
+	return strlen(lit) == n && !memcmp(s, lit, n);
+}
+
+int hist__hist_find_var(const struct hist__hist *h, const char *name, size_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < h->nr_vars; i++)
+		if (span_is(name, n, h->vars[i]->var_name))
+			return (int)i;
+	return -1;
+}
+
+bool hist__event_has_var(const struct hist_event *ev, const struct hist__hist *self,
+			 const char *name, size_t n)
+{
+	struct hist__trigger *t;
+
+	if (self && hist__hist_find_var(self, name, n) >= 0)
+		return true;
+	for (t = *hist__event_tlist_head((struct hist_event *)ev); t; t = t->next)
+		if (t->kind == HIST__T_HIST && hist__hist_find_var(t->hist, name, n) >= 0)
+			return true;
+	return false;
+}
+
+/* The hist of EV defining NAME, or NULL. */
+static struct hist__hist *event_var(struct hist_event *ev, const char *name,
+				    size_t n, int *idx)
+{
+	struct hist__trigger *t;
+
+	for (t = *hist__event_tlist_head(ev); t; t = t->next) {
+		int i;
+
+		if (t->kind != HIST__T_HIST)
+			continue;
+		i = hist__hist_find_var(t->hist, name, n);
+		if (i >= 0) {
+			*idx = i;
+			return t->hist;
+		}
+	}
+	return NULL;
+}
+
+/* "onmatch(sys.event)" of this command: the event it names, or NULL. */
+static struct hist_event *onmatch_event(struct hist__fctx *fc, uint32_t i)
+{
+	const char *s = fc->action_text[i], *dot, *close;
+	size_t n = fc->action_n[i];
+	char sys[128], evn[128];
+
+	if (n < 8 || memcmp(s, "onmatch(", 8))
+		return NULL;
+	s += 8;
+	n -= 8;
+	close = memchr(s, ')', n);
+	if (!close)
+		return NULL;
+	dot = memchr(s, '.', (size_t)(close - s));
+	if (!dot || (size_t)(dot - s) >= sizeof(sys) ||
+	    (size_t)(close - dot - 1) >= sizeof(evn))
+		return NULL;
+	memcpy(sys, s, (size_t)(dot - s));
+	sys[dot - s] = 0;
+	memcpy(evn, dot + 1, (size_t)(close - dot - 1));
+	evn[close - dot - 1] = 0;
+	return hist__ctx_find_event(fc->ev->ctx, sys, evn);
+}
+
+struct hist__hist *hist__find_var_hist(struct hist__fctx *fc, const char *sys,
+				       size_t slen, const char *evn, size_t elen,
+				       const char *var, size_t vlen, int *idx)
+{
+	struct hist_ctx *ctx = fc->ev->ctx;
+	struct hist__hist *found = NULL, *h;
+	struct hist_event *ev;
+	uint32_t i;
+
+	if (sys) {
+		char s[128], e[128];
+
+		if (slen >= sizeof(s) || elen >= sizeof(e))
+			return NULL;
+		memcpy(s, sys, slen);
+		s[slen] = 0;
+		memcpy(e, evn, elen);
+		e[elen] = 0;
+		ev = hist__ctx_find_event(ctx, s, e);
+		return ev ? event_var(ev, var, vlen, idx) : NULL;
+	}
+	/* the events this command's onmatch() handlers name come first */
+	for (i = 0; i < fc->nr_actions; i++) {
+		ev = onmatch_event(fc, i);
+		if (ev && (h = event_var(ev, var, vlen, idx)) != NULL)
+			return h;
+	}
+	for (ev = ctx->events; ev; ev = ev->next) {
+		int k;
+
+		h = event_var(ev, var, vlen, &k);
+		if (!h)
+			continue;
+		if (found) {
+			hist__perr_add(fc->err, -HIST_EINVAL,
+				       HIST_ERR_VAR_NOT_UNIQUE, var, vlen);
+			return NULL;
+		}
+		found = h;
+		*idx = k;
+	}
+	return found;
+}
+
+static bool has_operator(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] == '+' || s[i] == '-' || s[i] == '*' || s[i] == '/')
+			return true;
+	return false;
+}
+
+bool hist__local_field_var(struct hist__fctx *fc, const char *sys, size_t slen,
+			   const char *evn, size_t elen, const char *var,
+			   size_t vlen, const char **field, size_t *flen)
+{
+	uint32_t i;
+
+	if (sys && (!span_is(sys, slen, fc->ev->desc.system) ||
+		    !span_is(evn, elen, fc->ev->desc.name)))
+		return false;
+	if (!vlen || var[0] != '$')
+		return false;
+	for (i = 0; i < fc->nr_defs; i++) {
+		const char *e = fc->defs[i].expr;
+		size_t en = fc->defs[i].expr_n;
+
+		if (fc->defs[i].name_n != vlen - 1 ||
+		    memcmp(fc->defs[i].name, var + 1, vlen - 1))
+			continue;
+		if (has_operator(e, en) || (en && e[0] == '$'))
+			continue;
+		*field = e;
+		*flen = en;
+		return true;
+	}
+	return false;
+}
+
+int hist__hist_add_ref(struct hist__hist *h, struct hist__field *ref)
+{
+	uint32_t i;
+
+	for (i = 0; i < h->nr_refs; i++) {
+		if (h->refs[i]->ref_hist == ref->ref_hist &&
+		    h->refs[i]->ref_var_idx == ref->ref_var_idx) {
+			ref->ref_idx = (int32_t)i;
+			return 0;
+		}
+	}
+	if (h->nr_refs == HIST__REFS_MAX)
+		return -HIST_EINVAL;
+	ref->ref_idx = (int32_t)h->nr_refs;
+	h->refs[h->nr_refs++] = ref;
+	return 0;
+}
+
+/*
+ * Resolve every reference of H for the key KEY.  Processing stops at the
+ * first unresolved one; read-once references consumed before it stay
+ * consumed (the kernel's behaviour, §5 step 3).
+ */
+bool hist__resolve_refs(const struct hist__hist *h, const uint8_t *key,
+			uint64_t *vals)
+{
+	uint32_t i;
+
+	for (i = 0; i < h->nr_refs; i++) {
+		const struct hist__field *ref = h->refs[i];
+		struct hist__hist *def = ref->ref_hist;
+		struct hist_map_elt *elt;
+		uint8_t *p;
+		uint64_t bit, *set;
+
+		if (!def->map)
+			return false;
+		elt = hist__map_lookup(def->map, key);
+		if (!elt)
+			return false;
+		p = hist__map_elt_payload(elt);
+		set = (uint64_t *)(void *)(p + def->var_set_off);
+		bit = 1ull << ref->ref_var_idx;
+		if (!(hist__load_acquire(set) & bit))
+			return false;
+		vals[i] = hist__load_relaxed((uint64_t *)(void *)(p + def->var_off) +
+					     ref->ref_var_idx);
+		if (h->ref_once[i])
+			hist__and_relaxed(set, ~bit);
+	}
+	return true;
+}

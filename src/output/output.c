@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The `hist` file: header, trigger-info line, sorted entries and totals,
+ * byte for byte as the kernel prints them.
+ */
+#include "core/trigger.h"
+#include "output/fmt.h"
+#include "actions/actions.h"
+
+/* ---- trigger info --------------------------------------------------- */
+
+static void print_var(struct hist__sb *sb, const struct hist__field *f)
+{
+	hist__sb_puts(sb, f->var_name);
+	hist__sb_putc(sb, '=');
+	hist__field_print(sb, f);
+}
+
+void hist__hist_print_info(struct hist__sb *sb, const struct hist__trigger *t)
+{
+	const struct hist__hist *h = t->hist;
+	uint32_t i;
+	bool first = true;
+
+	hist__sb_puts(sb, "hist:");
+	if (h->name) {
+		hist__sb_puts(sb, h->name);
+		hist__sb_putc(sb, ':');
+	}
+	hist__sb_puts(sb, "keys=");
+	for (i = 0; i < h->nr_keys; i++) {
+		const struct hist__field *k = h->keys[i];
+
+		if (i)
+			hist__sb_putc(sb, ',');
+		if ((k->flags & HIST__F_STACKTRACE) && !k->ef)
+			hist__sb_puts(sb, k->name ? k->name : "stacktrace");
+		else
+			hist__field_print(sb, k);
+	}
+	hist__sb_puts(sb, ":vals=");
+	if (!h->nohitcount) {
+		hist__sb_puts(sb, "hitcount");
+		first = false;
+	}
+	for (i = 1; i < h->nr_vals; i++) {
+		if (!first)
+			hist__sb_putc(sb, ',');
+		first = false;
+		hist__field_print(sb, h->vals[i]);
+	}
+	if (h->nr_vars) {
+		hist__sb_putc(sb, ':');
+		for (i = 0; i < h->nr_vars; i++) {
+			if (i)
+				hist__sb_putc(sb, ',');
+			print_var(sb, h->vars[i]);
+		}
+	}
+	hist__sb_puts(sb, ":sort=");
+	for (i = 0; i < h->nr_sort; i++) {
+		const struct hist__sort_key *sk = &h->sort[i];
+
+		if (i)
+			hist__sb_putc(sb, ',');
+		if (sk->val_idx == 0)
+			hist__sb_puts(sb, "hitcount");
+		else if (sk->val_idx > 0)
+			hist__field_print(sb, h->vals[sk->val_idx]);
+		else
+			hist__field_print(sb, h->keys[sk->key_idx]);
+		if (sk->descending)
+			hist__sb_puts(sb, ".descending");
+	}
+	hist__sb_puts(sb, ":size=");
+	hist__sb_u64(sb, 1ull << h->map_bits, 0, ' ');
+	if (h->uses_ts) {
+		hist__sb_puts(sb, ":clock=");
+		hist__sb_puts(sb, h->clock);
+	}
+	if (h->nohitcount)
+		hist__sb_puts(sb, ":nohitcount");
+	hist__actions_print_spec(sb, h);
+	if (t->filter_text) {
+		hist__sb_puts(sb, " if ");
+		hist__sb_puts(sb, t->filter_text);
+	}
+	hist__sb_puts(sb, (hist__load_relaxed(&t->paused) & 1u) ? " [paused]\n"
+								  : " [active]\n");
+}
+
+/* ---- sorting --------------------------------------------------------- */
+
+struct sort_ctx {
+	const struct hist__hist *h;
+	uint32_t key_size;
+};
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_num(const uint8_t *a, const uint8_t *b, uint32_t size, bool sign)
+{
+	switch (size) {
+	case 1:
+		return sign ? ((int8_t)*a > (int8_t)*b) - ((int8_t)*a < (int8_t)*b)
+			    : cmp_u64(*a, *b);
+	case 2: {
+		uint16_t x, y;
+		memcpy(&x, a, 2);
+		memcpy(&y, b, 2);
+		return sign ? ((int16_t)x > (int16_t)y) - ((int16_t)x < (int16_t)y)
+			    : cmp_u64(x, y);
+	}
+	case 4: {
+		uint32_t x, y;
+		memcpy(&x, a, 4);
+		memcpy(&y, b, 4);
+		return sign ? ((int32_t)x > (int32_t)y) - ((int32_t)x < (int32_t)y)
+			    : cmp_u64(x, y);
+	}
+	case 8: {
+		uint64_t x, y;
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		return sign ? ((int64_t)x > (int64_t)y) - ((int64_t)x < (int64_t)y)
+			    : cmp_u64(x, y);
+	}
+	}
+	return 0; /* other widths have no order (the kernel's cmp_none) */
+}
+
+/* The kernel's per-key comparison rules (§3.4). */
+static int cmp_key(const struct hist__field *k, const uint8_t *a, const uint8_t *b)
+{
+	const uint8_t *x = a + k->key_offset, *y = b + k->key_offset;
+	const struct hist__field *base = k;
+
+	if (k->flags & HIST__F_STACKTRACE)
+		return 0;
+	if (k->flags & (HIST__F_LOG2 | HIST__F_BUCKET))
+		base = k->operands[0];
+	if (k->flags & HIST__F_STRING) {
+		if (!base->ef)
+			return 0; /* comm: a 256-byte slot has no numeric order */
+		return strncmp((const char *)x, (const char *)y, k->key_size);
+	}
+	if (!base->ef || (base->flags & HIST__F_CPU))
+		return cmp_num(x, y, 8, k->is_signed);
+	return cmp_num(x, y, base->ef->size, base->ef->is_signed);
+}
+
+static int cmp_entries(const void *pa, const void *pb, void *arg)
+{
+	const struct sort_ctx *sc = arg;
+	const struct hist__hist *h = sc->h;
+	struct hist_map_elt *a = (struct hist_map_elt *)pa;
+	struct hist_map_elt *b = (struct hist_map_elt *)pb;
+	uint32_t i;
+
+	for (i = 0; i < h->nr_sort; i++) {
+		const struct hist__sort_key *sk = &h->sort[i];
+		int c;
+
+		if (sk->val_idx >= 0)
+			c = cmp_u64(hist__map_sum_read(a, (uint32_t)sk->val_idx),
+				    hist__map_sum_read(b, (uint32_t)sk->val_idx));
+		else
+			c = cmp_key(h->keys[sk->key_idx], hist__map_elt_key(a),
+				    hist__map_elt_key(b));
+		if (c)
+			return sk->descending ? -c : c;
+	}
+	/* ties: raw key bytes, so the order is deterministic */
+	return memcmp(hist__map_elt_key(a), hist__map_elt_key(b), sc->key_size);
+}
+
+/* ---- entries ------------------------------------------------------- */
+
+static void print_sym(struct hist__sb *sb, const struct hist_host *host,
+		      uint64_t addr, int with_offset, unsigned width)
+{
+	char buf[512];
+	int n = -1;
+
+	if (host && host->sym)
+		n = host->sym(host->data, addr, with_offset, buf, sizeof(buf));
+	if (n < 0 || (size_t)n >= sizeof(buf)) {
+		/* the kernel prints an unknown address as 0x%lx */
+		struct hist__sb t;
+
+		hist__sb_init_buf(&t, buf, sizeof(buf));
+		hist__sb_puts(&t, "0x");
+		hist__sb_hex(&t, addr, 0, '0');
+		hist__sb_finish(&t);
+		n = (int)strlen(buf);
+	}
+	hist__sb_str(sb, buf, (size_t)n, width, true);
+}
+
+static void print_stack(struct hist__sb *sb, const struct hist_host *host,
+			const uint8_t *slot)
+{
+	uint32_t i;
+
+	for (i = 0; i < HIST__STACK_MAX; i++) {
+		uint64_t ip;
+
+		memcpy(&ip, slot + i * 8, 8);
+		if (!ip)
+			return;
+		hist__sb_spaces(sb, 9);
+		print_sym(sb, host, ip, 1, 0);
+		hist__sb_putc(sb, '\n');
+	}
+}
+
+static void print_key(struct hist__sb *sb, const struct hist__hist *h,
+		      struct hist_map_elt *elt)
+{
+	const struct hist_host *host = h->ev->host;
+	const uint8_t *key = hist__map_elt_key(elt);
+	bool multiline = false;
+	uint32_t i;
+
+	hist__sb_puts(sb, "{ ");
+	for (i = 0; i < h->nr_keys; i++) {
+		const struct hist__field *k = h->keys[i];
+		const uint8_t *slot = key + k->key_offset;
+		uint64_t v;
+
+		memcpy(&v, slot, 8);
+		if (i)
+			hist__sb_puts(sb, ", ");
+		if (k->flags & HIST__F_STACKTRACE) {
+			if (k->ef) {
+				hist__sb_puts(sb, hist__field_name(k));
+				hist__sb_puts(sb, ".stacktrace");
+			} else {
+				hist__sb_puts(sb, k->name ? k->name : "stacktrace");
+				hist__sb_puts(sb, ":\n");
+			}
+			print_stack(sb, host, slot);
+			multiline = true;
+			continue;
+		}
+		hist__sb_puts(sb, hist__field_name(k));
+		hist__sb_puts(sb, ": ");
+		if (k->flags & HIST__F_HEX) {
+			hist__sb_hex(sb, v, 0, ' ');
+		} else if (k->flags & (HIST__F_SYM | HIST__F_SYM_OFFSET)) {
+			bool off = (k->flags & HIST__F_SYM_OFFSET) != 0;
+
+			hist__sb_putc(sb, '[');
+			hist__sb_hex(sb, v, 0, ' ');
+			hist__sb_puts(sb, "] ");
+			print_sym(sb, host, v, off, off ? 55 : 45);
+		} else if (k->flags & HIST__F_EXECNAME) {
+			const char *comm = (const char *)hist__map_elt_payload(elt) +
+					   h->comm_off;
+
+			hist__sb_str(sb, comm, strlen(comm), 16, true);
+			hist__sb_putc(sb, '[');
+			hist__sb_u64(sb, v, 10, ' ');
+			hist__sb_putc(sb, ']');
+		} else if (k->flags & HIST__F_SYSCALL) {
+			const char *name = NULL;
+
+			if (host && host->syscall_name)
+				name = host->syscall_name(host->data, v);
+			if (!name)
+				name = "unknown_syscall";
+			hist__sb_str(sb, name, strlen(name), 30, true);
+			hist__sb_putc(sb, '[');
+			hist__sb_u64(sb, v, 3, ' ');
+			hist__sb_putc(sb, ']');
+		} else if (k->flags & HIST__F_LOG2) {
+			hist__sb_puts(sb, "~ 2^");
+			hist__sb_u64_left(sb, v, 2);
+		} else if (k->flags & HIST__F_BUCKET) {
+			hist__sb_puts(sb, "~ ");
+			hist__sb_u64(sb, v, 0, ' ');
+			hist__sb_putc(sb, '-');
+			hist__sb_u64(sb, v + k->bucket - 1, 0, ' ');
+		} else if (k->flags & HIST__F_STRING) {
+			const char *s = (const char *)slot;
+			size_t n = strnlen(s, k->key_size);
+
+			hist__sb_str(sb, s, n, 50, true);
+		} else {
+			hist__sb_u64(sb, v, 10, ' ');
+		}
+	}
+	if (!multiline)
+		hist__sb_putc(sb, ' ');
+	hist__sb_putc(sb, '}');
+}
+
+struct col_stats {
+	uint64_t total, max;
+};
+
+/* The kernel's percentage in hundredths, or UINT32_MAX for "[ERROR]". */
+static uint32_t percentage(uint64_t v, uint64_t total)
+{
+	if (!total)
+		return v ? UINT32_MAX : 0;
+	if (v < UINT64_MAX / 10000)
+		return (uint32_t)(v * 10000 / total);
+	total /= 10000;
+	if (!total)
+		return v ? UINT32_MAX : 0;
+	return (uint32_t)(v / total);
+}
+
+static void print_val(struct hist__sb *sb, const char *name, uint32_t flags,
+		      uint64_t v, const struct col_stats *st)
+{
+	hist__sb_putc(sb, ' ');
+	hist__sb_puts(sb, name);
+	if (flags & HIST__F_PERCENT) {
+		uint32_t pc = percentage(v, st->total);
+
+		if (pc == UINT32_MAX) {
+			hist__sb_puts(sb, " (%):[ERROR]");
+			return;
+		}
+		hist__sb_puts(sb, " (%): ");
+		hist__sb_u64(sb, pc / 100, 3, ' ');
+		hist__sb_putc(sb, '.');
+		hist__sb_u64(sb, pc % 100, 2, '0');
+	} else if (flags & HIST__F_GRAPH) {
+		uint32_t pc = percentage(v, st->max), n, i;
+
+		hist__sb_puts(sb, ": ");
+		if (pc == UINT32_MAX) {
+			hist__sb_str(sb, "[ERROR]", 7, 20, false);
+			return;
+		}
+		n = (uint32_t)((uint64_t)pc * 20 / 10000);
+		for (i = 0; i < 20; i++)
+			hist__sb_putc(sb, i < n ? '#' : ' ');
+	} else if (flags & HIST__F_HEX) {
+		hist__sb_puts(sb, ": ");
+		hist__sb_hex(sb, v, 10, ' ');
+	} else {
+		hist__sb_puts(sb, ": ");
+		hist__sb_u64(sb, v, 10, ' ');
+	}
+}
+
+static void print_entry(struct hist__sb *sb, const struct hist__hist *h,
+			struct hist_map_elt *elt, const struct col_stats *st)
+{
+	uint32_t i;
+
+	print_key(sb, h, elt);
+	if (!h->nohitcount)
+		print_val(sb, "hitcount", h->vals[0]->flags, hist__map_sum_read(elt, 0),
+			  &st[0]);
+	for (i = 1; i < h->nr_vals; i++) {
+		const struct hist__field *f = h->vals[i];
+
+		/* expression values are summed but never printed (b17) */
+		if (f->flags & (HIST__F_VAR | HIST__F_EXPR))
+			continue;
+		hist__sb_putc(sb, ' ');
+		print_val(sb, hist__field_name(f), f->flags,
+			  hist__map_sum_read(elt, i), &st[i]);
+	}
+	hist__actions_print_entry(sb, h, elt);
+	hist__sb_putc(sb, '\n');
+}
+
+int hist__hist_print(struct hist__sb *sb, const struct hist__trigger *t)
+{
+	const struct hist__hist *h = t->hist;
+	struct hist_map *map = h->map;
+	uint32_t n, i, j, cap = hist__map_capacity(map);
+	struct hist_map_elt **elts = hist__zalloc(sizeof(*elts) * (cap ? cap : 1));
+	struct col_stats st[HIST__VALS_MAX];
+	struct sort_ctx sc;
+
+	if (!elts)
+		return -HIST_ENOMEM;
+	n = hist__map_collect(map, elts, cap);
+	sc.h = h;
+	sc.key_size = hist__map_key_size(map);
+	if (n > 1 && hist__sort((void **)elts, n, cmp_entries, &sc)) {
+		hist__free(elts);
+		return -HIST_ENOMEM;
+	}
+	memset(st, 0, sizeof(st));
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < h->nr_vals; j++) {
+			uint64_t v = hist__map_sum_read(elts[i], j);
+
+			st[j].total += v;
+			if (v > st[j].max)
+				st[j].max = v;
+		}
+	}
+	for (i = 0; i < n; i++)
+		print_entry(sb, h, elts[i], st);
+	hist__actions_print_snapshot(sb, h);
+	hist__sb_puts(sb, "\nTotals:\n    Hits: ");
+	hist__sb_u64(sb, hist__map_hits(map), 0, ' ');
+	hist__sb_puts(sb, "\n    Entries: ");
+	hist__sb_u64(sb, n, 0, ' ');
+	hist__sb_puts(sb, "\n    Dropped: ");
+	hist__sb_u64(sb, hist__map_drops(map), 0, ' ');
+	hist__sb_putc(sb, '\n');
+	hist__free(elts);
+	return 0;
+}
+
+int hist_event_print_hist(hist_event *ev, hist_write_fn write, void *arg)
+{
+	struct hist__trigger *t;
+	struct hist__sb sb;
+	int n = 0, ret = 0;
+
+	hist__sb_init(&sb, write, arg);
+	for (t = ev->trig_head; t && !ret; t = t->next) {
+		if (t->kind != HIST__T_HIST)
+			continue;
+		if (n++)
+			hist__sb_puts(&sb, "\n\n");
+		hist__sb_puts(&sb, "# event histogram\n#\n# trigger info: ");
+		hist__hist_print_info(&sb, t);
+		hist__sb_puts(&sb, "#\n\n");
+		ret = hist__hist_print(&sb, t);
+	}
+	if (!ret)
+		ret = hist__sb_finish(&sb);
+	return ret;
+}
