@@ -78,3 +78,7 @@ clean:
 	rm -rf build build-asan build-tsan
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# Fragments owned by their folders (benchmarks, fuzzing).
+-include bench/bench.mk
+-include fuzz/fuzz.mk

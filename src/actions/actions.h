@@ -13,6 +13,22 @@ int hist__actions_parse(struct hist__fctx *fc) HIST__INTERNAL;
 /* Same actions (part of trigger identity). */
 bool hist__actions_match(const struct hist__hist *a, const struct hist__hist *b) HIST__INTERNAL;
 
+/*
+ * After the registration checks: resolve every action of H (synthetic
+ * events, params, field variables, hidden histograms on other events).
+ * Errors go to PE.  Context: control thread; allocates.
+ */
+int hist__actions_create(struct hist__hist *h, struct hist__perr *pe) HIST__INTERNAL;
+/* Undo hist__actions_create's effects on other objects (synthetic event
+ * users, hidden histograms); H's own memory is freed with H. */
+void hist__actions_release(struct hist__hist *h) HIST__INTERNAL;
+void hist__actions_free(struct hist__hist *h) HIST__INTERNAL;
+
+/* Hot path, after H's element is updated: field variables, then (when
+ * the references to H's own variables resolve) every action. */
+void hist__actions_run(const struct hist__hist *h, struct hist__eval *e,
+		       struct hist_map_elt *elt, const uint8_t *key) HIST__INTERNAL;
+
 /* Printing: the action specs in the trigger-info line, the per-entry
  * track block (max:/changed:), and the snapshot block. */
 void hist__actions_print_spec(struct hist__sb *sb, const struct hist__hist *h) HIST__INTERNAL;

@@ -45,8 +45,9 @@ static void elt_init(void *payload, void *arg)
 static uint32_t layout(struct hist__hist *h)
 {
 	uint32_t off = 8 * h->nr_vals;
+	uint32_t i;
 
-	h->nr_var_slots = h->nr_vars;
+	h->nr_var_slots = h->nr_vars + h->nr_hidden_slots;
 	h->var_off = off;
 	off += 8 * h->nr_var_slots;
 	h->var_set_off = off;
@@ -55,9 +56,16 @@ static uint32_t layout(struct hist__hist *h)
 	if (h->needs_comm)
 		off += HIST__COMM_LEN;
 	/* string variables keep their text in the element */
-	{
-		uint32_t i;
+	for (i = 0; i < h->nr_fvars + h->nr_save_vars; i++) {
+		struct hist__fvar *fv = i < h->nr_fvars ? h->fvars[i]
+							: h->save_vars[i - h->nr_fvars];
 
+		if (fv->val->flags & HIST__F_STRING) {
+			fv->str_off = off;
+			off += 256;
+		}
+	}
+	{
 		for (i = 0; i < h->nr_vars; i++) {
 			if (h->vars[i]->flags & HIST__F_STRING) {
 				h->vars[i]->key_offset = off;
@@ -107,6 +115,8 @@ void hist__hist_free(struct hist__hist *h)
 	free_field_array(h->vals, h->nr_vals);
 	free_field_array(h->keys, h->nr_keys);
 	free_field_array(h->vars, h->nr_vars);
+	hist__actions_free(h);
+	hist__free(h->cmd);
 	if (h->group) {
 		if (--h->group->refs == 0) {
 			struct hist__named **pp;
@@ -269,6 +279,8 @@ void hist__hist_hit(struct hist__hist *h, struct hist__rec *r)
 		hist__map_sum_add(elt, i, hist__field_val(h->vals[i], &e));
 	if (h->nr_vars)
 		set_vars(h, &e, payload);
+	if (h->nr_fvars || h->nr_actions)
+		hist__actions_run(h, &e, elt, key);
 }
 
 /* ---- identity ----------------------------------------------------- */

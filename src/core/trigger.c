@@ -14,6 +14,7 @@
 #include "parse/parse.h"
 #include "synth/synth.h"
 #include "output/fmt.h"
+#include "actions/actions.h"
 
 struct hist__trigger **hist__event_tlist_head(struct hist_event *ev)
 {
@@ -98,8 +99,9 @@ int hist__triggers_publish(struct hist_event *ev)
 	return 0;
 }
 
-/* Unlink T from EV's control list and retire it. */
-static void trigger_remove(struct hist_event *ev, struct hist__trigger *t)
+/* Unlink T from EV's control list and retire it, with the hidden
+ * histograms its field variables created on other events. */
+void hist__trigger_remove(struct hist_event *ev, struct hist__trigger *t)
 {
 	struct hist__trigger **pp;
 
@@ -110,6 +112,8 @@ static void trigger_remove(struct hist_event *ev, struct hist__trigger *t)
 		}
 	}
 	hist__triggers_publish(ev);
+	if (t->hist)
+		hist__actions_release(t->hist);
 	hist__retire(ev->ctx, trigger_free, t);
 }
 
@@ -340,16 +344,10 @@ static int hist_register(struct hist_event *ev, struct hist__trigger *t,
 
 	if (t->hist->name) {
 		g = find_named(ctx, t->hist->name);
-		if (g && g->first) {
-			struct hist__trigger tmp = *t;
-
-			tmp.hist = t->hist;
-			if (!hist__hist_match(&tmp, g->first->t, true)) {
-				hist__perr_add(pe, -HIST_EINVAL,
-					       HIST_ERR_NAMED_MISMATCH,
-					       t->hist->name, strlen(t->hist->name));
-				return -HIST_EINVAL;
-			}
+		if (g && g->first && !hist__hist_match(t, g->first->t, true)) {
+			hist__perr_add(pe, -HIST_EINVAL, HIST_ERR_NAMED_MISMATCH,
+				       t->hist->name, strlen(t->hist->name));
+			return -HIST_EINVAL;
 		}
 	}
 	if (!t->hist->name || g) {
@@ -377,18 +375,23 @@ static int hist_register(struct hist_event *ev, struct hist__trigger *t,
 			       t->hist->clock, strlen(t->hist->clock));
 		return -HIST_EINVAL;
 	}
-	if (t->hist->name) {
-		if (!g) {
-			g = hist__zalloc(sizeof(*g));
-			if (!g || !(g->name = hist__strdup(t->hist->name))) {
-				hist__free(g);
-				return -HIST_ENOMEM;
-			}
-			g->next = ctx->named;
-			ctx->named = g;
-		}
-		t->hist->map = g->map; /* NULL for the first member */
+	/* A named trigger shares the first member's actions. */
+	if (!(g && g->first)) {
+		ret = hist__actions_create(t->hist, pe);
+		if (ret)
+			return ret;
 	}
+	if (t->hist->name && !g) {
+		g = hist__zalloc(sizeof(*g));
+		if (!g || !(g->name = hist__strdup(t->hist->name))) {
+			hist__free(g);
+			return -HIST_ENOMEM;
+		}
+		g->next = ctx->named;
+		ctx->named = g;
+	}
+	if (g)
+		t->hist->map = g->map; /* NULL for the first member */
 	ret = hist__hist_setup(t->hist);
 	if (ret)
 		return ret;
@@ -406,38 +409,28 @@ static int hist_register(struct hist_event *ev, struct hist__trigger *t,
 	ret = hist__triggers_publish(ev);
 	if (ret) {
 		*pp = NULL;
-		t->hist->group = NULL;
-		if (g && --g->refs == 0)
-			g->map = NULL;
 		return ret;
 	}
 	return 0;
 }
 
-static int hist_command(struct hist_event *ev, const char *param, size_t n,
-			bool remove, struct hist_error *err)
+int hist__hist_command(struct hist_event *ev, const char *params, size_t n,
+		       bool remove, const char *echo, size_t echo_n,
+		       struct hist__perr *pe, struct hist__trigger **out)
 {
-	char echo[HIST__CMD_MAX + 8];
-	size_t echo_n;
 	struct hist__parsed p;
-	struct hist__perr pe;
 	struct hist__trigger *t = NULL, *x;
 	int ret;
 
-	memcpy(echo, "hist:", 5);
-	memcpy(echo + 5, param, n);
-	echo_n = n + 5;
-	echo[echo_n] = 0;
-	memset(&pe, 0, sizeof(pe));
-
-	ret = hist__hist_parse(ev, param, n, remove, &p, &pe, echo, echo_n);
+	if (out)
+		*out = NULL;
+	ret = hist__hist_parse(ev, params, n, remove, &p, pe, echo, echo_n);
 	if (ret)
-		goto out;
+		return ret;
 	t = hist__zalloc(sizeof(*t));
 	if (!t) {
 		hist__hist_free(p.hist);
-		ret = -HIST_ENOMEM;
-		goto out;
+		return -HIST_ENOMEM;
 	}
 	t->kind = HIST__T_HIST;
 	t->ev = ev;
@@ -454,20 +447,43 @@ static int hist_command(struct hist_event *ev, const char *param, size_t n,
 				ret = -HIST_EBUSY;
 				goto out;
 			}
-			trigger_remove(ev, x);
+			hist__trigger_remove(ev, x);
 		}
 		ret = 0;
 		goto out;
 	}
-	ret = hist_register(ev, t, &p, &pe);
-	if (ret == 0)
+	ret = hist_register(ev, t, &p, pe);
+	if (ret == 0) {
+		if (out)
+			*out = t;
 		t = NULL; /* registered: owned by the event */
-	else if (ret > 0)
-		ret = 0;
+	}
 out:
-	if (t)
+	/* carets first: error tokens may point into T's strings */
+	hist__perr_resolve(pe, echo, echo_n);
+	if (t) {
+		hist__actions_release(t->hist);
 		trigger_free(t);
-	hist__perr_resolve(&pe, echo, echo_n);
+	}
+	return ret;
+}
+
+static int hist_command(struct hist_event *ev, const char *param, size_t n,
+			bool remove, struct hist_error *err)
+{
+	char echo[HIST__CMD_MAX + 8];
+	size_t echo_n;
+	struct hist__perr pe;
+	int ret;
+
+	memcpy(echo, "hist:", 5);
+	memcpy(echo + 5, param, n);
+	echo_n = n + 5;
+	echo[echo_n] = 0;
+	memset(&pe, 0, sizeof(pe));
+	ret = hist__hist_command(ev, param, n, remove, echo, echo_n, &pe, NULL);
+	if (ret > 0)
+		ret = 0;
 	log_perr(ev, &pe, echo, echo_n, err);
 	if (err)
 		err->code = ret;
@@ -561,7 +577,7 @@ static int generic_command(struct hist_event *ev, enum hist__tkind kind,
 		for (x = ev->trig_head; x; x = x->next) {
 			if (slot_of(x->kind) == slot_of(kind) &&
 			    (!needs_target || x->target == target)) {
-				trigger_remove(ev, x);
+				hist__trigger_remove(ev, x);
 				break;
 			}
 		}
@@ -696,7 +712,7 @@ int hist_trigger_truncate(hist_event *ev)
 		next = t->next;
 		if (t->kind == HIST__T_HIST || t->kind == HIST__T_ENABLE_HIST ||
 		    t->kind == HIST__T_DISABLE_HIST)
-			trigger_remove(ev, t);
+			hist__trigger_remove(ev, t);
 	}
 	return 0;
 }

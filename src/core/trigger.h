@@ -40,6 +40,16 @@ struct hist__sort_key {
 
 struct hist__action;
 
+/* A hidden variable that holds an event field for actions: updated on
+ * every hit (action params) or when a track handler fires (save()). */
+struct hist__fvar {
+	struct hist__field *val;	/* the field read from the record */
+	char *name;			/* printed name (the field's) */
+	int32_t slot;			/* variable slot in the element */
+	uint32_t str_off;		/* text storage in the element, if string */
+};
+#define HIST__FVARS_MAX 64
+
 /* A group of triggers sharing one table through name=. */
 struct hist__named {
 	struct hist__named *next;
@@ -69,8 +79,19 @@ struct hist__hist {
 	uint32_t nr_sort;
 	struct hist__action *actions[HIST__ACTIONS_MAX];
 	uint32_t nr_actions;
+	struct hist__fvar *fvars[HIST__FVARS_MAX];	/* action params */
+	uint32_t nr_fvars;
+	struct hist__fvar *save_vars[HIST__FVARS_MAX];	/* save() params */
+	uint32_t nr_save_vars;
+	uint32_t nr_hidden_slots;		/* track vars and field vars */
+	/* hists created on other events for field variables (removed
+	 * with this one) */
+	struct hist__trigger *var_hists[HIST__FVARS_MAX];
+	uint32_t nr_var_hists;
+	bool has_self_refs;
 	uint32_t key_size;
 	uint32_t map_bits;
+	char *cmd;			/* the command's params as written */
 	char *name;			/* name= value, or NULL */
 	char *clock;			/* clock= value (default "global") */
 	bool nohitcount;
@@ -141,8 +162,24 @@ bool hist__resolve_refs(const struct hist__hist *h, const uint8_t *key,
 			uint64_t *vals) HIST__INTERNAL;
 
 
+/*
+ * Parse and register a hist command for EV (trigger.c).  ECHO is the
+ * command error_log shows; errors are appended to PE with carets located
+ * in it.  Used for user commands and for the hidden histograms that
+ * field variables create on other events.  0, 1 (an existing trigger was
+ * paused/continued/cleared) or -errno; *OUT the registered trigger.
+ */
+int hist__hist_command(struct hist_event *ev, const char *params, size_t n,
+		       bool remove, const char *echo, size_t echo_n,
+		       struct hist__perr *pe, struct hist__trigger **out) HIST__INTERNAL;
+/* Remove a registered trigger (retired after a grace period). */
+void hist__trigger_remove(struct hist_event *ev, struct hist__trigger *t) HIST__INTERNAL;
+
 /* Printing (output.c) */
 void hist__hist_print_info(struct hist__sb *sb, const struct hist__trigger *t) HIST__INTERNAL;
+/* The "{ key: ... }" block of KEY (COMM: the element's saved comm). */
+void hist__hist_print_key(struct hist__sb *sb, const struct hist__hist *h,
+			  const uint8_t *key, const char *comm) HIST__INTERNAL;
 int hist__hist_print(struct hist__sb *sb, const struct hist__trigger *t) HIST__INTERNAL;
 
 #endif

@@ -400,14 +400,8 @@ static struct hist__field *parse_plain(struct hist__fctx *fc, const char *s,
 		f->ef = d;
 		f->type = hist__strdup(d->type);
 		if (flags & HIST__F_STACKTRACE) {
-			if (d->kind != HIST_FIELD_STACK &&
-			    d->kind != HIST_FIELD_DYN_ARRAY &&
-			    d->kind != HIST_FIELD_ARRAY) {
-				hist__field_free(f);
-				set_err(fc, -HIST_EINVAL, HIST_ERR_BAD_FIELD_MODIFIER,
-					dot + 1, n - nlen - 1);
-				return NULL;
-			}
+			/* like newer kernels, any field can be read as a
+			 * __data_loc stack; the reads stay bounded */
 			f->size = HIST__STACK_MAX * 8;
 		} else if (hist__field_is_string(d)) {
 			f->flags |= HIST__F_STRING;
@@ -982,4 +976,11 @@ void hist__field_print(struct hist__sb *sb, const struct hist__field *f)
 		return;
 	}
 	print_operand(sb, f);
+}
+
+struct hist__field *hist__field_parse_atom(struct hist__fctx *fc, const char *text,
+					   size_t n)
+{
+	fc->in_expr = false;
+	return parse_atom(fc, text, n);
 }

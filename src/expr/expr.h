@@ -124,6 +124,9 @@ struct hist__fctx {
 /* Parse TEXT (N bytes) into a field tree.  NULL with ctx->err filled. */
 struct hist__field *hist__field_parse(struct hist__fctx *fc, const char *text,
 				      size_t n) HIST__INTERNAL;
+/* Parse TEXT as one atom (no operators): action params. */
+struct hist__field *hist__field_parse_atom(struct hist__fctx *fc, const char *text,
+					   size_t n) HIST__INTERNAL;
 void hist__field_free(struct hist__field *f) HIST__INTERNAL;
 
 /* Canonical text of F as the trigger info line prints it (no var name). */

@@ -195,6 +195,8 @@ bool hist__resolve_refs(const struct hist__hist *h, const uint8_t *key,
 		uint8_t *p;
 		uint64_t bit, *set;
 
+		if (def == h)
+			continue; /* own variables: read after the update */
 		if (!def->map)
 			return false;
 		elt = hist__map_lookup(def->map, key);

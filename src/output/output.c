@@ -217,11 +217,10 @@ static void print_stack(struct hist__sb *sb, const struct hist_host *host,
 	}
 }
 
-static void print_key(struct hist__sb *sb, const struct hist__hist *h,
-		      struct hist_map_elt *elt)
+void hist__hist_print_key(struct hist__sb *sb, const struct hist__hist *h,
+			  const uint8_t *key, const char *comm)
 {
 	const struct hist_host *host = h->ev->host;
-	const uint8_t *key = hist__map_elt_key(elt);
 	bool multiline = false;
 	uint32_t i;
 
@@ -258,10 +257,7 @@ static void print_key(struct hist__sb *sb, const struct hist__hist *h,
 			hist__sb_puts(sb, "] ");
 			print_sym(sb, host, v, off, off ? 55 : 45);
 		} else if (k->flags & HIST__F_EXECNAME) {
-			const char *comm = (const char *)hist__map_elt_payload(elt) +
-					   h->comm_off;
-
-			hist__sb_str(sb, comm, strlen(comm), 16, true);
+			hist__sb_str(sb, comm, strnlen(comm, HIST__COMM_LEN), 16, true);
 			hist__sb_putc(sb, '[');
 			hist__sb_u64(sb, v, 10, ' ');
 			hist__sb_putc(sb, ']');
@@ -356,7 +352,8 @@ static void print_entry(struct hist__sb *sb, const struct hist__hist *h,
 {
 	uint32_t i;
 
-	print_key(sb, h, elt);
+	hist__hist_print_key(sb, h, hist__map_elt_key(elt),
+			     (const char *)hist__map_elt_payload(elt) + h->comm_off);
 	if (!h->nohitcount)
 		print_val(sb, "hitcount", h->vals[0]->flags, hist__map_sum_read(elt, 0),
 			  &st[0]);

@@ -556,6 +556,8 @@ int hist__hist_parse(struct hist_event *ev, const char *params, size_t n,
 		goto fail;
 	}
 	h->ev = ev;
+	if (!(h->cmd = hist__strndup(params, n)))
+		goto nomem;
 	h->map_bits = a.map_bits ? a.map_bits : 11;
 	h->nohitcount = a.nohitcount;
 	if (a.name && !(h->name = hist__strndup(a.name, a.name_n)))
