@@ -987,3 +987,48 @@ void hist__actions_print_snapshot(struct hist__sb *sb, const struct hist__hist *
 		return;
 	}
 }
+
+void hist__actions_print_debug(struct hist__sb *sb, const struct hist__hist *h)
+{
+	uint32_t i;
+
+	if (!h->nr_actions)
+		return;
+	hist__sb_puts(sb, "  action tracking variables (for onmax()/onchange()/onmatch()):\n\n");
+	for (i = 0; i < h->nr_actions; i++) {
+		const struct hist__action *a = h->actions[i];
+		struct hist__sb *s = sb;
+
+		hist__sb_puts(s, "    hist_data->actions[");
+		hist__sb_u64(s, i, 0, ' ');
+		if (a->handler == ONMATCH) {
+			hist__sb_puts(s, "].match_data.event_system: ");
+			hist__sb_puts(s, a->match_system);
+			hist__sb_puts(s, "\n    hist_data->actions[");
+			hist__sb_u64(s, i, 0, ' ');
+			hist__sb_puts(s, "].match_data.event: ");
+			hist__sb_puts(s, a->match_event);
+			hist__sb_putc(s, '\n');
+		} else {
+			hist__sb_puts(s, "].track_data.var_str: ");
+			hist__sb_puts(s, a->var_str);
+			hist__sb_puts(s, "\n    hist_data->actions[");
+			hist__sb_u64(s, i, 0, ' ');
+			hist__sb_puts(s, "].track_data.track_var.idx: ");
+			hist__sb_u64(s, (uint64_t)a->track_slot, 0, ' ');
+			hist__sb_putc(s, '\n');
+		}
+	}
+	if (!h->nr_save_vars)
+		return;
+	hist__sb_puts(sb, "\n  save action variables (save() params):\n\n");
+	for (i = 0; i < h->nr_save_vars; i++) {
+		hist__sb_puts(sb, "    hist_data->save_vars[");
+		hist__sb_u64(sb, i, 0, ' ');
+		hist__sb_puts(sb, "]: ");
+		hist__sb_puts(sb, h->save_vars[i]->name);
+		hist__sb_puts(sb, " (var.idx ");
+		hist__sb_u64(sb, (uint64_t)h->save_vars[i]->slot, 0, ' ');
+		hist__sb_puts(sb, ")\n");
+	}
+}

@@ -35,5 +35,7 @@ void hist__actions_print_spec(struct hist__sb *sb, const struct hist__hist *h) H
 void hist__actions_print_entry(struct hist__sb *sb, const struct hist__hist *h,
 			       struct hist_map_elt *elt) HIST__INTERNAL;
 void hist__actions_print_snapshot(struct hist__sb *sb, const struct hist__hist *h) HIST__INTERNAL;
+/* hist_debug: action tracking and save() variables. */
+void hist__actions_print_debug(struct hist__sb *sb, const struct hist__hist *h) HIST__INTERNAL;
 
 #endif
