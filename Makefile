@@ -35,6 +35,8 @@ EXAMPLE_SRC := $(wildcard examples/*.c)
 EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.c=$(BUILD)/examples/%)
 
 .PHONY: all check check-asan check-tsan demo clean
+# keep objects of tests and examples (they are intermediate files)
+.SECONDARY:
 
 all: $(LIB) $(FTRACE_LIB) $(EXAMPLE_BIN) $(if $(REPLAY_SRC),$(REPLAY))
 
