@@ -14,9 +14,28 @@
  *     return NULL and report the code through an out-parameter.
  *   - "Context:" in each comment says which threads may call the function
  *     concurrently with which others, and whether it allocates.
- *   - Control calls (parse, remove, print, clear) on one context must be
- *     serialised by the host; hist_event_hit() may run on any number of
- *     threads concurrently with them and with each other.
+ *
+ * Concurrency contract
+ *   1. Control calls (everything except hist_event_hit(),
+ *      hist_event_active() and hist_filter_match()) on one context must
+ *      be serialised by the host: one control thread at a time.
+ *   2. hist_event_hit() may run on any number of threads at once, and
+ *      concurrently with every control call.  It never allocates, never
+ *      blocks and never calls stdio.
+ *   3. A hit sees each event's trigger list either before or after a
+ *      control call changed it, never a half-built one: lists are rebuilt
+ *      and published with a release store.
+ *   4. Memory that a removal (a trigger, a filter, a synthetic event, a
+ *      cleared table) takes away from running hits is freed only after a
+ *      grace period: at once if the host supplies hist_host.synchronize
+ *      (it must wait for every hit in flight), otherwise at
+ *      hist_ctx_reclaim() or hist_ctx_destroy().
+ *   5. Printing while hits run shows every entry published before the
+ *      print started and maybe some published during it; sums are read
+ *      without stopping writers, so they may be a few hits apart from the
+ *      Hits total.  With no hit in flight, every number is exact.
+ *   6. A clear (":clear") of a trigger swaps in an empty table; hits that
+ *      raced with it land in the old table, which is retired (rule 4).
  */
 #ifndef LIBHIST_H
 #define LIBHIST_H
@@ -267,11 +286,13 @@ struct hist_ctx_opts {
 hist_ctx *hist_ctx_create(const struct hist_host *host,
 			  const struct hist_ctx_opts *opts, int *err);
 
-/* Destroy CTX and everything in it.  No hits may be in flight. */
+/* Destroy CTX and everything in it.
+ * Context: control thread, with no hist_event_hit() in flight; frees. */
 void hist_ctx_destroy(hist_ctx *ctx);
 
-/* Free memory retired by removals; the caller promises that no
- * hist_event_hit() is running.  Context: control thread. */
+/* Free memory retired by removals (contract rule 4).
+ * Context: control thread; the caller promises that no hist_event_hit()
+ * is running. */
 void hist_ctx_reclaim(hist_ctx *ctx);
 
 /* ------------------------------------------------------------------------
@@ -287,10 +308,12 @@ hist_event *hist_event_lookup(hist_ctx *ctx, const char *system,
 			      const char *name);
 
 /* Register an event the host describes itself (instead of find_event).
- * DESC is copied.  -HIST_EEXIST if the name is taken. */
+ * DESC is copied.  Returns 0 and *OUT, or -HIST_EEXIST if the name is
+ * taken, -HIST_ENOMEM.  Context: control thread; allocates. */
 int hist_event_define(hist_ctx *ctx, const struct hist_event_desc *desc,
 		      hist_event **out);
 
+/* The event's description (owned by libhist).  Context: any thread. */
 const struct hist_event_desc *hist_event_desc(const hist_event *ev);
 
 /*
@@ -333,38 +356,54 @@ int hist_trigger_parse(hist_event *ev, const char *text,
 		       struct hist_error *err);
 
 /* Opening EV's trigger file with O_TRUNC: removes every hist and
- * enable_hist/disable_hist trigger unless one is referenced elsewhere. */
+ * enable_hist/disable_hist trigger unless one is referenced elsewhere
+ * (then nothing is removed and 0 is returned, as the kernel does).
+ * Context: control thread. */
 int hist_trigger_truncate(hist_event *ev);
 
-/* Set or clear ("0") EV's own event filter (the `filter` file). */
+/* Set or clear ("0") EV's own event filter (the `filter` file); a failure
+ * logs an "event filter parse error" entry.  The host applies the filter
+ * to its own recording (hist_filter_match on the compiled filter).
+ * Context: control thread; allocates.  Returns 0 or -errno. */
 int hist_event_set_filter(hist_event *ev, const char *text,
 			  struct hist_error *err);
 
 /* Write LINE to synthetic_events ("name fields..." or "!name"), or with
- * DYNAMIC set to dynamic_events ("s:..." / "-:..."). */
+ * DYNAMIC set to dynamic_events ("s:..." / "-:...").  A new synthetic
+ * event is an event of CTX (system "synthetic").
+ * Context: control thread; allocates.  Returns 0 or -errno. */
 int hist_synth_parse(hist_ctx *ctx, const char *line, int dynamic,
 		     struct hist_error *err);
 
-/* Truncating write to synthetic_events: delete every unused one. */
+/* Truncating write to synthetic_events: delete every synthetic event, or
+ * none and -HIST_EBUSY if one is in use.  Context: control thread. */
 int hist_synth_truncate(hist_ctx *ctx);
 
 /* ------------------------------------------------------------------------
  * Output: every printer writes through WRITE, which returns 0 or an error
- * that stops the printer and is returned.  Printers allocate (a sorted
- * snapshot) and may run while hits continue.
+ * that stops the printer and is returned.
+ * Context: control thread, concurrently with hits (contract rule 5);
+ * the hist printers allocate a sorted snapshot of the entries.
  */
 typedef int (*hist_write_fn)(void *arg, const char *buf, size_t len);
 
+/* The event's `hist` file: every hist trigger, in list order. */
 int hist_event_print_hist(hist_event *ev, hist_write_fn write, void *arg);
+/* The event's `trigger` file. */
 int hist_event_print_triggers(hist_event *ev, hist_write_fn write, void *arg);
+/* The event's `hist_debug` file (CONFIG_HIST_TRIGGERS_DEBUG layout). */
 int hist_event_print_hist_debug(hist_event *ev, hist_write_fn write,
 				void *arg);
+/* The `error_log` file (at most 8 entries, oldest first). */
 int hist_ctx_print_error_log(hist_ctx *ctx, hist_write_fn write, void *arg);
+/* A truncating write to error_log. */
 void hist_ctx_clear_error_log(hist_ctx *ctx);
+/* The `synthetic_events` (DYNAMIC 0) or `dynamic_events` listing. */
 int hist_synth_print(hist_ctx *ctx, int dynamic, hist_write_fn write,
 		     void *arg);
 
-/* Print one error_log entry for a command the host rejected itself. */
+/* The kernel's text of error_log message MSG (HIST_ERR_*,
+ * HIST_SYNTH_ERR_*, HIST_FILTER_ERR_*).  Context: any thread. */
 const char *hist_error_text(int msg);
 
 /* ------------------------------------------------------------------------
@@ -384,8 +423,10 @@ int hist_filter_match(const hist_filter *f, const void *rec, size_t len,
 void hist_filter_destroy(hist_filter *f);
 
 /* ------------------------------------------------------------------------
- * Allocation hook (fault injection, arenas).  Set before creating a
- * context; NULL restores malloc/free.
+ * Allocation hook (fault injection, arenas): every allocation of libhist
+ * goes through it.  Set it before creating a context and keep it until
+ * the last one is destroyed; NULL restores calloc/free.
+ * Context: no other libhist call may run concurrently.
  */
 struct hist_allocator {
 	void *(*alloc)(void *data, size_t size);    /* zeroed memory */

@@ -80,15 +80,10 @@ static uint32_t layout(struct hist__hist *h)
 	return (off + 7) & ~7u;
 }
 
-int hist__hist_setup(struct hist__hist *h)
+static struct hist_map *new_map(const struct hist__hist *h)
 {
 	struct hist_map_params p;
 
-	h->payload_size = layout(h);
-	h->single_int_key = h->nr_keys == 1 &&
-			    !(h->keys[0]->flags & (HIST__F_STRING | HIST__F_STACKTRACE));
-	if (h->map)
-		return 0; /* shared through name= */
 	memset(&p, 0, sizeof(p));
 	p.bits = h->map_bits;
 	p.key_size = h->key_size < 8 ? 8 : h->key_size;
@@ -96,8 +91,49 @@ int hist__hist_setup(struct hist__hist *h)
 	p.nr_sums = h->nr_vals;
 	p.nr_cpus = h->ev->ctx->opts.nr_cpus;
 	p.elt_init = elt_init;
-	h->map = hist__map_create(&p);
+	return hist__map_create(&p);
+}
+
+int hist__hist_setup(struct hist__hist *h)
+{
+	h->payload_size = layout(h);
+	h->single_int_key = h->nr_keys == 1 &&
+			    !(h->keys[0]->flags & (HIST__F_STRING | HIST__F_STACKTRACE));
+	if (h->map)
+		return 0; /* shared through name= */
+	h->map = new_map(h);
 	return h->map ? 0 : -HIST_ENOMEM;
+}
+
+static void map_free(void *p)
+{
+	hist__map_destroy(p);
+}
+
+int hist__hist_clear(struct hist__hist *h)
+{
+	struct hist_ctx *ctx = h->ev->ctx;
+	struct hist_map *old = h->map, *fresh = new_map(h);
+	struct hist_event *ev;
+	struct hist__trigger *t;
+
+	if (!fresh)
+		return -HIST_ENOMEM;
+	/* Every user of the table switches to the fresh one; hits that
+	 * raced with the swap land in the old table, retired below.
+	 * release: pairs with the acquire load of h->map on the hit path,
+	 * so a hit that sees the new map sees it initialised. */
+	if (h->group) {
+		h->group->map = fresh;
+		for (ev = ctx->events; ev; ev = ev->next)
+			for (t = ev->trig_head; t; t = t->next)
+				if (t->kind == HIST__T_HIST && t->hist->group == h->group)
+					hist__store_release(&t->hist->map, fresh);
+	} else {
+		hist__store_release(&h->map, fresh);
+	}
+	hist__retire(ctx, map_free, old);
+	return 0;
 }
 
 static void free_field_array(struct hist__field **f, uint32_t n)
@@ -269,7 +305,9 @@ void hist__hist_hit(struct hist__hist *h, struct hist__rec *r)
 		return;
 	ia.h = h;
 	ia.r = r;
-	elt = hist__map_insert(h->map, key, r->hit ? r->hit->cpu : 0, &ia);
+	/* acquire: pairs with the release in hist__hist_clear() */
+	elt = hist__map_insert(hist__load_acquire(&h->map), key,
+			       r->hit ? r->hit->cpu : 0, &ia);
 	if (!elt)
 		return;
 	payload = hist__map_elt_payload(elt);

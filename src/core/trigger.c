@@ -299,23 +299,16 @@ static struct hist__named *find_named(struct hist_ctx *ctx, const char *name)
 	return NULL;
 }
 
-static void apply_update(struct hist__trigger *x, const struct hist__parsed *p)
+static int apply_update(struct hist__trigger *x, const struct hist__parsed *p)
 {
 	if (p->pause) {
 		hist__store_relaxed(&x->paused, 1u);
 	} else if (p->cont) {
 		hist__store_relaxed(&x->paused, 0u);
 	} else if (p->clear) {
-		struct hist__named *g = x->hist->group;
-
-		/* Clearing needs the map quiescent: pause every user of the
-		 * table, wait for in-flight hits, clear, restore. */
-		hist__store_relaxed(&x->paused, x->paused | 2u);
-		if (x->ev->ctx->host.synchronize)
-			x->ev->ctx->host.synchronize(x->ev->ctx->host.data);
-		hist__map_clear(g ? g->map : x->hist->map);
-		hist__store_relaxed(&x->paused, x->paused & 1u);
+		return hist__hist_clear(x->hist);
 	}
+	return 0;
 }
 
 /* Would removing T break a reference from another trigger? */
@@ -354,8 +347,8 @@ static int hist_register(struct hist_event *ev, struct hist__trigger *t,
 		x = find_hist_match(ev, t, false);
 		if (x) {
 			if (p->pause || p->cont || p->clear) {
-				apply_update(x, p);
-				return 1;
+				ret = apply_update(x, p);
+				return ret ? ret : 1;
 			}
 			hist__perr_add(pe, -HIST_EEXIST, HIST_ERR_TRIGGER_EEXIST,
 				       NULL, 0);

@@ -141,6 +141,8 @@ void hist__hist_hit(struct hist__hist *h, struct hist__rec *r) HIST__INTERNAL;
 void hist__hist_free(struct hist__hist *h) HIST__INTERNAL;
 /* Build the map and layout of a parsed hist.  0 or -errno. */
 int hist__hist_setup(struct hist__hist *h) HIST__INTERNAL;
+/* :clear: swap in an empty table for every user of H's table. */
+int hist__hist_clear(struct hist__hist *h) HIST__INTERNAL;
 /* Same keys/vals/vars/sort/filter/actions (identity of §7.1). */
 bool hist__hist_match(const struct hist__trigger *a, const struct hist__trigger *b,
 		      bool ignore_filter) HIST__INTERNAL;

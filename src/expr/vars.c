@@ -197,9 +197,8 @@ bool hist__resolve_refs(const struct hist__hist *h, const uint8_t *key,
 
 		if (def == h)
 			continue; /* own variables: read after the update */
-		if (!def->map)
-			return false;
-		elt = hist__map_lookup(def->map, key);
+		/* acquire: the table may be swapped by a clear */
+		elt = hist__map_lookup(hist__load_acquire(&def->map), key);
 		if (!elt)
 			return false;
 		p = hist__map_elt_payload(elt);
