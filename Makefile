@@ -34,7 +34,7 @@ REPLAY     := $(BUILD)/hist-replay
 EXAMPLE_SRC := $(wildcard examples/*.c)
 EXAMPLE_BIN := $(EXAMPLE_SRC:examples/%.c=$(BUILD)/examples/%)
 
-.PHONY: all check check-asan check-tsan demo clean
+.PHONY: all check check-asan check-tsan demo clean header-check
 # keep objects of tests and examples (they are intermediate files)
 .SECONDARY:
 
@@ -61,7 +61,15 @@ $(BUILD)/examples/%: $(BUILD)/examples/%.o $(FTRACE_LIB) $(LIB)
 $(REPLAY): $(REPLAY_SRC:%.c=$(BUILD)/%.o) $(FTRACE_LIB) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(FTRACE_LIBS)
 
-check: all $(TEST_BIN)
+CXX ?= c++
+# The public headers must compile as C11 and as C++ on their own.
+header-check:
+	@for h in include/*.h; do \
+		$(CC) -std=c11 -Wall -Wextra -Werror -fsyntax-only -x c $$h || exit 1; \
+		$(CXX) -std=c++11 -Wall -Wextra -Werror -fsyntax-only -x c++ $$h || exit 1; \
+	done
+
+check: all header-check $(TEST_BIN)
 	@sh test/run-tests.sh $(BUILD) $(TEST_BIN)
 
 check-asan:

@@ -5,7 +5,7 @@
 #include "synth/synth.h"
 #include "output/fmt.h"
 
-#define NEST_MAX 4 /* task, softirq, irq, NMI */
+#define NEST_MAX 4 /* the kernel's task, softirq, irq, NMI levels */
 
 hist_ctx *hist_ctx_create(const struct hist_host *host,
 			  const struct hist_ctx_opts *opts, int *err)
@@ -24,9 +24,6 @@ hist_ctx *hist_ctx_create(const struct hist_host *host,
 		ctx->opts.max_map_bits = 17;
 	if (ctx->opts.max_map_bits > 24)
 		ctx->opts.max_map_bits = 24;
-	ctx->nest = hist__zalloc(sizeof(*ctx->nest) * ctx->opts.nr_cpus);
-	if (!ctx->nest)
-		goto nomem;
 	if (err)
 		*err = 0;
 	return ctx;
@@ -67,7 +64,6 @@ void hist_ctx_destroy(hist_ctx *ctx)
 			hist_filter_destroy(ev->filter);
 		hist__event_free(ev);
 	}
-	hist__free(ctx->nest);
 	hist__free(ctx);
 }
 
@@ -193,36 +189,36 @@ int hist_event_active(const hist_event *ev)
  * The hot path.  The acquire load of the trigger list pairs with the
  * release store in hist__triggers_publish(), so every trigger in the list
  * (and everything it points to) is fully built before it is used.
+ *
+ * DEPTH counts synthetic events generated from within a hit.  The kernel
+ * stops at 4 nested hist contexts on a CPU; here the buffers live on the
+ * stack, so the only nesting to bound is that recursion, and it is
+ * carried down the call chain instead of in a shared per-cpu counter.
  */
-void hist_event_hit(hist_event *ev, const void *rec, size_t len,
-		    const struct hist_hit *hit)
+void hist__event_hit(struct hist_event *ev, const void *rec, size_t len,
+		     const struct hist_hit *hit, uint32_t depth)
 {
 	struct hist__tlist *tl = hist__load_acquire(&ev->triggers);
-	struct hist_ctx *ctx;
-	struct hist__nest *nest;
 	struct hist__rec r;
 	struct hist_hit local;
 
-	if (hist__likely(!tl))
+	if (hist__likely(!tl) || depth >= NEST_MAX)
 		return;
-	ctx = ev->ctx;
 	if (!hit) {
 		memset(&local, 0, sizeof(local));
 		local.pid = -1;
 		local.flags = HIST_HIT_NO_TS;
 		hit = &local;
 	}
-	nest = &ctx->nest[hit->cpu % ctx->opts.nr_cpus];
-	/* Nesting is per cpu slot, like the kernel's per-cpu context
-	 * counter: a 5th level (an action generating events recursively)
-	 * is dropped silently. */
-	if (hist__fetch_add_relaxed(&nest->depth, 1) >= NEST_MAX) {
-		hist__fetch_sub_relaxed(&nest->depth, 1);
-		return;
-	}
 	hist__rec_init(&r, ev, rec, len, hit);
+	r.depth = depth;
 	hist__triggers_run(tl, &r);
-	hist__fetch_sub_relaxed(&nest->depth, 1);
+}
+
+void hist_event_hit(hist_event *ev, const void *rec, size_t len,
+		    const struct hist_hit *hit)
+{
+	hist__event_hit(ev, rec, len, hit, 0);
 }
 
 /* ---- error_log ---------------------------------------------------- */

@@ -39,9 +39,6 @@ struct hist_ctx {
 	struct hist__errlog_entry log[HIST__ERRLOG_MAX];
 	uint32_t log_head, log_count;
 	uint32_t tracing_off;	/* traceon/traceoff state, relaxed */
-	/* per-cpu-slot nesting depth of hist_event_hit() (task, softirq,
-	 * irq, NMI: 4 levels), one cache line per slot */
-	struct hist__nest { uint32_t depth; char pad[HIST__CACHELINE - 4]; } *nest;
 };
 
 /* Add EV described by DESC to CTX (no name check).  0 or -errno. */
@@ -66,6 +63,10 @@ void hist__errlog_add(struct hist_ctx *ctx, const char *loc, const char *cmd,
  * If retiring itself fails to allocate, waits the same way first.
  */
 void hist__retire(struct hist_ctx *ctx, void (*free_fn)(void *p), void *p) HIST__INTERNAL;
+
+/* hist_event_hit() for a record generated DEPTH levels inside a hit. */
+void hist__event_hit(struct hist_event *ev, const void *rec, size_t len,
+		     const struct hist_hit *hit, uint32_t depth) HIST__INTERNAL;
 
 /* Time for error_log stamps. */
 uint64_t hist__ctx_now(const struct hist_ctx *ctx) HIST__INTERNAL;

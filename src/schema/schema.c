@@ -257,6 +257,7 @@ void hist__rec_init(struct hist__rec *r, const struct hist_event *ev,
 	r->hit = hit;
 	r->host = ev->host;
 	r->ev = ev;
+	r->depth = 0;
 	r->comm = NULL;
 	r->stack = NULL;
 	r->nr_stack = 0;

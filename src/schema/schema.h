@@ -28,6 +28,7 @@ struct hist__rec {
 	const struct hist_hit *hit;
 	const struct hist_host *host;
 	const struct hist_event *ev;
+	uint32_t depth;		 /* synthetic events generated above this one */
 	const char *comm;	 /* resolved on first use, see hist__rec_comm() */
 	char comm_buf[HIST__COMM_LEN];
 	const uint64_t *stack;	 /* resolved on first use */
