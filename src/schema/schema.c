@@ -191,13 +191,16 @@ struct hist_event *hist__event_new(struct hist_ctx *ctx,
 	ev->host = host;
 	ev->common_pid = -1;
 	ev->desc = *desc;
+	/* nothing below may point at the host's memory: the failure path
+	 * frees what was copied so far */
+	ev->desc.nr_fields = 0;
+	ev->desc.fields = NULL;
 	ev->desc.system = hist__strdup(desc->system ? desc->system : "");
 	ev->desc.name = hist__strdup(desc->name ? desc->name : "");
 	ev->fields = hist__zalloc(sizeof(*ev->fields) * (desc->nr_fields + 1));
 	if (!ev->desc.system || !ev->desc.name || !ev->fields)
 		goto fail;
 	ev->desc.fields = ev->fields;
-	ev->desc.nr_fields = 0;
 	for (i = 0; i < desc->nr_fields; i++) {
 		struct hist_field_desc *f = &ev->fields[i];
 
