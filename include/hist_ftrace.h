@@ -48,7 +48,11 @@ struct hist_ftrace_page_fmt {
 	int big_endian;
 };
 
-/* Parse header_page text; page_size is left for the caller to set. */
+/*
+ * Parse header_page text.  page_size is set to the end of the data field
+ * (the kernel's sub-buffer size); a caller that knows better overrides it.
+ * big_endian is left 0 for the caller to set.
+ */
 int hist_ftrace_parse_header_page(const char *text, size_t len,
 				  struct hist_ftrace_page_fmt *out,
 				  char *errbuf, size_t errlen);
@@ -82,12 +86,25 @@ struct hist_ftrace_page_iter {
 int hist_ftrace_page_init(struct hist_ftrace_page_iter *it,
 			  const struct hist_ftrace_page_fmt *fmt,
 			  const void *page, size_t page_size, uint32_t cpu);
-/* Next data record: 1 and *rec, 0 at the end, negative if corrupt. */
+/*
+ * Next data record: 1 and *rec, 0 at the end, negative if corrupt.  A
+ * corrupt record ends the page: it->pos is left at its offset from the
+ * data start (for messages) and later calls return 0.
+ */
 int hist_ftrace_page_next(struct hist_ftrace_page_iter *it,
 			  struct hist_ftrace_record *rec);
 
 /* ---- trace.dat ------------------------------------------------------ */
 
+/*
+ * Context: the record stream (next, rewind, peek_cpu, set_prefetch,
+ * error, lost, dropped) belongs to one thread at a time.  The lookups
+ * (events, cmdline, sym, printk_fmt, the *_cb callbacks) only read and
+ * may run on any number of threads once open has returned.  For zstd
+ * files the stream uses one internal worker thread (see
+ * hist_tracedat_set_prefetch()).  Memory: the file is mapped; zstd data
+ * is decompressed a chunk (about 40 KB) at a time.
+ */
 struct hist_tracedat;
 
 /* Open and index PATH.  NULL with a message (and offset) in ERRBUF. */
@@ -103,7 +120,11 @@ uint32_t hist_tracedat_nr_cpus(const struct hist_tracedat *td);
 /* Trace clock in use ("local", "global", ...), or "" if unknown. */
 const char *hist_tracedat_clock(const struct hist_tracedat *td);
 
-/* Every event format stored in the file (ftrace ones included). */
+/*
+ * Every event format stored in the file (ftrace ones included; a format
+ * that does not parse is skipped).  find_event: SYSTEM NULL matches any
+ * system.  event_by_id: the ID: line, i.e. a record's common_type.
+ */
 uint32_t hist_tracedat_nr_events(const struct hist_tracedat *td);
 const struct hist_ftrace_event *hist_tracedat_event(const struct hist_tracedat *td,
 						    uint32_t i);
@@ -118,20 +139,28 @@ const struct hist_ftrace_event *hist_tracedat_event_by_id(const struct hist_trac
  * order (ties: lower CPU first).  1 and *rec (valid until the next call),
  * 0 at the end, negative on a corrupt file (see hist_tracedat_error()).
  * Lost events announced by a page are added to hist_tracedat_lost().
+ * An error is not the end: the bad record ends its page (a chunk that does
+ * not decompress is skipped) and the following call carries on.
+ * rec->file_offset is the record's file offset for uncompressed data and
+ * the offset of its zstd chunk for compressed data.  Time stamps are the
+ * raw trace clock (DATE/OFFSET options are not applied).
  */
 int hist_tracedat_next(struct hist_tracedat *td, struct hist_ftrace_record *rec);
-/* Start the record stream again from the beginning. */
+/* Start the record stream again from the beginning (lost counts too). */
 int hist_tracedat_rewind(struct hist_tracedat *td);
+/* Message of the last failure: "trace.dat: <what> at offset N". */
 const char *hist_tracedat_error(const struct hist_tracedat *td);
+/* Events CPU lost, as announced by the pages walked since open/rewind. */
 uint64_t hist_tracedat_lost(const struct hist_tracedat *td, uint32_t cpu);
 
-/* saved_cmdlines: comm of PID, or NULL. */
+/* saved_cmdlines: comm of PID, or NULL (a pid listed twice: the later). */
 const char *hist_tracedat_cmdline(const struct hist_tracedat *td, int32_t pid);
 
 /*
  * kallsyms: symbol of ADDR as the kernel's %ps (name) or, WITH_OFFSET, %pS
- * ("name+0xoff/0xsize", " [module]" appended for module symbols).
- * Returns the length written, or -1 when no symbol covers ADDR.
+ * ("name+0xoff/0xsize", " [module]" appended for module symbols, in both
+ * forms as the kernel does).  Returns the length written (truncated to
+ * LEN - 1), or -1 when no symbol covers ADDR or the file has no kallsyms.
  * The signature matches hist_host.sym with TD as data.
  */
 int hist_tracedat_sym(void *td, uint64_t addr, int with_offset, char *buf,
@@ -141,13 +170,66 @@ int hist_tracedat_sym(void *td, uint64_t addr, int with_offset, char *buf,
 int hist_tracedat_find_event_cb(void *td, const char *system, const char *name,
 				struct hist_event_desc *out);
 
+/* ---- trace.dat: additions ------------------------------------------- */
+
+/*
+ * hist_host.comm over saved_cmdlines (TD as data): 0 and COMM (truncated
+ * to 15 characters), or -HIST_ENOENT for a pid the table lacks.
+ */
+int hist_tracedat_comm_cb(void *td, int32_t pid, char comm[16]);
+
+/*
+ * The CPU's record that follows the one hist_tracedat_next() returned
+ * last, without consuming it: 1 and *rec, 0 if the CPU has no more (or an
+ * error is pending on it).  Both records stay valid until the next call to
+ * hist_tracedat_next().  For events that trail another on the same CPU,
+ * e.g. ftrace:kernel_stack after an event when options/stacktrace is on.
+ */
+int hist_tracedat_peek_cpu(const struct hist_tracedat *td, uint32_t cpu,
+			   struct hist_ftrace_record *rec);
+
+/*
+ * Events the kernel dropped on the CPU of the record hist_tracedat_next()
+ * returned last, right before it (trace-cmd's "[N EVENTS DROPPED]"):
+ * 0 when none, UINT64_MAX when the page only says that some were lost.
+ */
+uint64_t hist_tracedat_dropped(const struct hist_tracedat *td);
+
+/* printk_formats: the trace_printk format at ADDR (between the quotes,
+ * escapes kept as the kernel printed them), or NULL. */
+const char *hist_tracedat_printk_fmt(const struct hist_tracedat *td, uint64_t addr);
+
+/* UNAME option ("Linux vm 6.18.44 x86_64"), or "". */
+const char *hist_tracedat_uname(const struct hist_tracedat *td);
+
+/*
+ * ns that trace-cmd adds to every time stamp for display (DATE and OFFSET
+ * options).  Never applied to records: hist common_timestamp is the raw
+ * clock.
+ */
+int64_t hist_tracedat_ts_offset(const struct hist_tracedat *td);
+
+/*
+ * Decompress zstd chunks on a worker thread, ahead of the reader (ON, the
+ * default), or in line (0).  Records and their order are the same either
+ * way; the worker roughly halves the reader's time on a spare core.
+ * Call after open or hist_tracedat_rewind(), before the first
+ * hist_tracedat_next(); -HIST_EBUSY otherwise.
+ */
+int hist_tracedat_set_prefetch(struct hist_tracedat *td, int on);
+
+/* Sub-buffer layout of the file (header_page and the page size). */
+const struct hist_ftrace_page_fmt *hist_tracedat_page_fmt(const struct hist_tracedat *td);
+
 /* ---- raw per-CPU captures (trace_pipe_raw) -------------------------- */
 
 /*
  * Records of raw sub-buffers read from per_cpu/cpuN/trace_pipe_raw, with
  * the page layout FMT: walk BUF (LEN bytes, a whole number of pages) and
  * call CB for each record; returns the number of records or a negative
- * errno (message in ERRBUF).
+ * errno (message in ERRBUF).  A non-zero return from CB stops the walk:
+ * a negative one is returned as is, a positive one gives the count so far.
+ * rec->file_offset is the record's offset in BUF.  CB may be NULL (count).
  */
 long hist_ftrace_raw_walk(const struct hist_ftrace_page_fmt *fmt, const void *buf,
 			  size_t len, uint32_t cpu,

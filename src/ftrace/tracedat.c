@@ -1,0 +1,1077 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace-cmd's trace.dat, versions 6 and 7: everything but the records.
+ *
+ * v6 is one sequential run of items (headers, formats, kallsyms, printk
+ * formats, cmdlines, CPU count, options, the flyrecord CPU table).  v7 is
+ * a run of 16-byte-headed sections, reached through a chain of options
+ * sections; metadata sections may be zstd blocks whose contents repeat the
+ * v6 items byte for byte, so one set of item parsers serves both.
+ *
+ * The file is mapped (or copied, for hist_tracedat_open_mem()) and never
+ * written.  Every read goes through a bounded cursor (struct rd) whose
+ * failure names what was being read and the byte offset, in the file or,
+ * for a decompressed section, within that section.  Per-CPU data is only
+ * located and checked here; stream.c walks it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "ftrace_int.h"
+
+/* Sanity limits against corrupt sizes. */
+#define MAX_SECTION_BYTES (UINT64_C(1) << 30)	/* decompressed metadata */
+#define MAX_CHUNK_BYTES (UINT32_C(1) << 27)	/* one zstd chunk of pages */
+#define MAX_PAGE_SIZE (UINT32_C(1) << 26)
+#define MAX_CPUS 65536
+
+/* v7 section and option ids (one numbering). */
+enum {
+	OPT_DONE = 0,
+	OPT_DATE = 1,
+	OPT_CPUSTAT = 2,
+	OPT_BUFFER = 3,
+	OPT_TRACECLOCK = 4,
+	OPT_UNAME = 5,
+	OPT_OFFSET = 7,
+	OPT_CPUCOUNT = 8,
+	OPT_HEADER_INFO = 16,
+	OPT_FTRACE_EVENTS = 17,
+	OPT_EVENT_FORMATS = 18,
+	OPT_KALLSYMS = 19,
+	OPT_PRINTK = 20,
+	OPT_CMDLINES = 21,
+	OPT_BUFFER_TEXT = 22,
+};
+
+#define SEC_COMPRESSED 1
+
+int hist__td_err(struct hist_tracedat *td, int code, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(td->err, sizeof(td->err), "trace.dat: ");
+
+	va_start(ap, fmt);
+	vsnprintf(td->err + n, sizeof(td->err) - (size_t)n, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* ---- bounded cursor ------------------------------------------------- */
+
+struct rd {
+	struct hist_tracedat *td;
+	const uint8_t *p;
+	size_t len, pos;
+	uint64_t base;		/* file offset of p[0], or of the section */
+	const char *section;	/* non-NULL: p is this section, decompressed */
+};
+
+static void rd_init(struct rd *r, struct hist_tracedat *td, const uint8_t *p,
+		    size_t len, uint64_t base, const char *section)
+{
+	r->td = td;
+	r->p = p;
+	r->len = len;
+	r->pos = 0;
+	r->base = base;
+	r->section = section;
+}
+
+static int rd_fail(struct rd *r, const char *what, const char *why)
+{
+	if (r->section)
+		return hist__td_err(r->td, -HIST_EINVAL,
+				    "%s %s at byte %zu of the decompressed %s section at offset %llu",
+				    why, what, r->pos, r->section,
+				    (unsigned long long)r->base);
+	return hist__td_err(r->td, -HIST_EINVAL, "%s %s at offset %llu", why, what,
+			    (unsigned long long)(r->base + r->pos));
+}
+
+static int rd_need(struct rd *r, uint64_t n, const char *what)
+{
+	if (r->len - r->pos < n) {
+		rd_fail(r, what, "truncated");
+		return -HIST_EINVAL;
+	}
+	return 0;
+}
+
+static int rd_u8(struct rd *r, uint8_t *v, const char *what)
+{
+	if (rd_need(r, 1, what))
+		return -HIST_EINVAL;
+	*v = r->p[r->pos++];
+	return 0;
+}
+
+static int rd_u16(struct rd *r, uint16_t *v, const char *what)
+{
+	if (rd_need(r, 2, what))
+		return -HIST_EINVAL;
+	*v = hist__get16(r->p + r->pos, r->td->big_endian);
+	r->pos += 2;
+	return 0;
+}
+
+static int rd_u32(struct rd *r, uint32_t *v, const char *what)
+{
+	if (rd_need(r, 4, what))
+		return -HIST_EINVAL;
+	*v = hist__get32(r->p + r->pos, r->td->big_endian);
+	r->pos += 4;
+	return 0;
+}
+
+static int rd_u64(struct rd *r, uint64_t *v, const char *what)
+{
+	if (rd_need(r, 8, what))
+		return -HIST_EINVAL;
+	*v = hist__get64(r->p + r->pos, r->td->big_endian);
+	r->pos += 8;
+	return 0;
+}
+
+static int rd_bytes(struct rd *r, uint64_t n, const uint8_t **out, const char *what)
+{
+	if (rd_need(r, n, what))
+		return -HIST_EINVAL;
+	*out = r->p + r->pos;
+	r->pos += (size_t)n;
+	return 0;
+}
+
+/* A NUL-terminated string; *out points into the buffer. */
+static int rd_cstr(struct rd *r, const char **out, const char *what)
+{
+	const uint8_t *nul = memchr(r->p + r->pos, 0, r->len - r->pos);
+
+	if (!nul) {
+		rd_fail(r, what, "unterminated");
+		return -HIST_EINVAL;
+	}
+	*out = (const char *)r->p + r->pos;
+	r->pos = (size_t)(nul - r->p) + 1;
+	return 0;
+}
+
+/* The literal LIT (with its NUL: N bytes). */
+static int rd_lit(struct rd *r, const char *lit, size_t n, const char *what)
+{
+	if (rd_need(r, n, what))
+		return -HIST_EINVAL;
+	if (memcmp(r->p + r->pos, lit, n)) {
+		rd_fail(r, what, "missing");
+		return -HIST_EINVAL;
+	}
+	r->pos += n;
+	return 0;
+}
+
+/* A size-prefixed blob: u32 or u64 length (WIDE), then the bytes. */
+static int rd_blob(struct rd *r, int wide, const uint8_t **out, uint64_t *n,
+		   const char *what)
+{
+	uint32_t n32;
+
+	if (wide) {
+		if (rd_u64(r, n, what))
+			return -HIST_EINVAL;
+	} else {
+		if (rd_u32(r, &n32, what))
+			return -HIST_EINVAL;
+		*n = n32;
+	}
+	return rd_bytes(r, *n, out, what);
+}
+
+/* ---- metadata items (v6 items, v7 section bodies) ------------------- */
+
+static int add_event(struct hist_tracedat *td, const uint8_t *text, uint64_t len,
+		     const char *system)
+{
+	struct hist_ftrace_event *e;
+	char msg[160];
+
+	/* A format we cannot read is skipped, as trace-cmd does: its
+	 * records then show up with an unknown ID. */
+	if (hist_ftrace_parse_format((const char *)text, (size_t)len, system, &e,
+				     msg, sizeof(msg)))
+		return 0;
+	if (td->nr_events == td->cap_events) {
+		uint32_t cap = td->cap_events ? td->cap_events * 2 : 64;
+		struct hist_ftrace_event **n = realloc(td->events, cap * sizeof(*n));
+
+		if (!n) {
+			hist_ftrace_event_free(e);
+			return hist__td_err(td, -HIST_ENOMEM, "out of memory");
+		}
+		td->events = n;
+		td->cap_events = cap;
+	}
+	td->events[td->nr_events++] = e;
+	return 0;
+}
+
+static int parse_header_info(struct rd *r)
+{
+	struct hist_tracedat *td = r->td;
+	const uint8_t *text;
+	uint64_t n;
+	char msg[200];
+
+	if (rd_lit(r, "header_page", 12, "header_page") ||
+	    rd_blob(r, 1, &text, &n, "header_page"))
+		return -HIST_EINVAL;
+	if (hist_ftrace_parse_header_page((const char *)text, (size_t)n, &td->pfmt,
+					  msg, sizeof(msg)))
+		return hist__td_err(td, -HIST_EINVAL, "%s", msg);
+	td->pfmt.big_endian = td->big_endian;
+	td->long_size = td->pfmt.commit_size;
+	td->have_pfmt = 1;
+	if (rd_lit(r, "header_event", 13, "header_event") ||
+	    rd_blob(r, 1, &text, &n, "header_event"))
+		return -HIST_EINVAL;
+	return 0;
+}
+
+static int parse_ftrace_formats(struct rd *r)
+{
+	const uint8_t *text;
+	uint32_t count, i;
+	uint64_t n;
+	int ret;
+
+	if (rd_u32(r, &count, "ftrace format count"))
+		return -HIST_EINVAL;
+	for (i = 0; i < count; i++) {
+		if (rd_blob(r, 1, &text, &n, "ftrace event format"))
+			return -HIST_EINVAL;
+		ret = add_event(r->td, text, n, "ftrace");
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int parse_event_formats(struct rd *r)
+{
+	const uint8_t *text;
+	const char *sys;
+	uint32_t nsys, count, i, j;
+	uint64_t n;
+	int ret;
+
+	if (rd_u32(r, &nsys, "event system count"))
+		return -HIST_EINVAL;
+	for (i = 0; i < nsys; i++) {
+		if (rd_cstr(r, &sys, "event system name") ||
+		    rd_u32(r, &count, "event format count"))
+			return -HIST_EINVAL;
+		for (j = 0; j < count; j++) {
+			if (rd_blob(r, 1, &text, &n, "event format"))
+				return -HIST_EINVAL;
+			ret = add_event(r->td, text, n, sys);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static int parse_kallsyms(struct rd *r)
+{
+	const uint8_t *text;
+	uint64_t n;
+
+	if (rd_blob(r, 0, &text, &n, "kallsyms"))
+		return -HIST_EINVAL;
+	hist__ksyms_fini(&r->td->ksyms);
+	if (hist__ksyms_init(&r->td->ksyms, (const char *)text, (size_t)n))
+		return hist__td_err(r->td, -HIST_ENOMEM, "out of memory (kallsyms)");
+	return 0;
+}
+
+static int parse_printk(struct rd *r)
+{
+	const uint8_t *text;
+	uint64_t n;
+
+	if (rd_blob(r, 0, &text, &n, "printk formats"))
+		return -HIST_EINVAL;
+	hist__printk_fini(&r->td->printk);
+	if (hist__printk_init(&r->td->printk, (const char *)text, (size_t)n))
+		return hist__td_err(r->td, -HIST_ENOMEM, "out of memory (printk)");
+	return 0;
+}
+
+static int parse_cmdlines(struct rd *r)
+{
+	const uint8_t *text;
+	uint64_t n;
+
+	if (rd_blob(r, 1, &text, &n, "saved cmdlines"))
+		return -HIST_EINVAL;
+	hist__cmdlines_fini(&r->td->cmdlines);
+	if (hist__cmdlines_init(&r->td->cmdlines, (const char *)text, (size_t)n))
+		return hist__td_err(r->td, -HIST_ENOMEM, "out of memory (cmdlines)");
+	return 0;
+}
+
+/* ---- options -------------------------------------------------------- */
+
+struct cpu_ent {
+	uint32_t cpu;
+	uint64_t off, size;
+};
+
+/* State gathered while opening. */
+struct open_ctx {
+	struct hist_tracedat *td;
+	uint64_t sec_ptr[OPT_CMDLINES + 1];	/* options 16..21 */
+	int have_clock_opt;			/* v6: clock string follows */
+	char opt_clock[32];
+	char buf_clock[32];
+	int have_buffer, buffer_is_top, have_text_buffer;
+	uint64_t buf_sec;
+	uint32_t buf_page_size;
+	struct cpu_ent *cpus;
+	uint32_t nr_cpus;
+	uint32_t cpucount;
+	struct section *secs;
+	uint32_t nr_secs;
+};
+
+/* "[local] global counter": the bracketed clock is the one in use. */
+static void bracketed_clock(const uint8_t *s, size_t n, char *out, size_t olen)
+{
+	const uint8_t *l = memchr(s, '[', n), *e;
+	size_t k;
+
+	if (!l)
+		return;
+	e = memchr(l, ']', n - (size_t)(l - s));
+	if (!e)
+		return;
+	k = (size_t)(e - l - 1);
+	if (k >= olen)
+		k = olen - 1;
+	memcpy(out, l + 1, k);
+	out[k] = '\0';
+}
+
+static int64_t ascii_num(const uint8_t *s, size_t n)
+{
+	char tmp[32];
+
+	if (n >= sizeof(tmp))
+		n = sizeof(tmp) - 1;
+	memcpy(tmp, s, n);
+	tmp[n] = '\0';
+	return strtoll(tmp, NULL, 0);
+}
+
+/* v7 BUFFER: offset, name, clock, page size, CPU count, CPU entries. */
+static int option_buffer_v7(struct open_ctx *c, struct rd *r)
+{
+	const char *name, *clock;
+	uint64_t sec;
+	uint32_t ps, n, i;
+	struct cpu_ent *cpus;
+
+	if (rd_u64(r, &sec, "BUFFER option") || rd_cstr(r, &name, "BUFFER name") ||
+	    rd_cstr(r, &clock, "BUFFER clock") || rd_u32(r, &ps, "BUFFER page size") ||
+	    rd_u32(r, &n, "BUFFER CPU count"))
+		return -HIST_EINVAL;
+	/* The top instance (empty name) wins over any other. */
+	if (c->have_buffer && (c->buffer_is_top || *name))
+		return 0;
+	if (rd_need(r, (uint64_t)n * 20, "BUFFER CPU entries"))
+		return -HIST_EINVAL;
+	if (n > MAX_CPUS)
+		return hist__td_err(c->td, -HIST_EINVAL, "BUFFER option lists %u CPUs", n);
+	cpus = calloc(n ? n : 1, sizeof(*cpus));
+	if (!cpus)
+		return hist__td_err(c->td, -HIST_ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		rd_u32(r, &cpus[i].cpu, "BUFFER CPU");
+		rd_u64(r, &cpus[i].off, "BUFFER CPU");
+		rd_u64(r, &cpus[i].size, "BUFFER CPU");
+	}
+	free(c->cpus);
+	c->cpus = cpus;
+	c->nr_cpus = n;
+	c->have_buffer = 1;
+	c->buffer_is_top = !*name;
+	c->buf_sec = sec;
+	c->buf_page_size = ps;
+	snprintf(c->buf_clock, sizeof(c->buf_clock), "%s", clock);
+	return 0;
+}
+
+static int handle_option(struct open_ctx *c, uint16_t id, const uint8_t *data,
+			 uint32_t size, uint64_t where)
+{
+	struct hist_tracedat *td = c->td;
+	struct rd r;
+
+	rd_init(&r, td, data, size, where, NULL);
+	switch (id) {
+	case OPT_DATE:
+		td->ts_offset += ascii_num(data, size) * 1000;
+		break;
+	case OPT_OFFSET:
+		td->ts_offset += ascii_num(data, size);
+		break;
+	case OPT_BUFFER:
+		/* v6 BUFFER options describe instances only. */
+		if (td->version >= 7)
+			return option_buffer_v7(c, &r);
+		break;
+	case OPT_BUFFER_TEXT:
+		c->have_text_buffer = 1;
+		break;
+	case OPT_TRACECLOCK:
+		c->have_clock_opt = 1;
+		bracketed_clock(data, size, c->opt_clock, sizeof(c->opt_clock));
+		break;
+	case OPT_UNAME:
+		free(td->uname);
+		td->uname = malloc((size_t)size + 1);
+		if (!td->uname)
+			return hist__td_err(td, -HIST_ENOMEM, "out of memory");
+		memcpy(td->uname, data, size);
+		td->uname[size] = '\0';
+		break;
+	case OPT_CPUCOUNT:
+		if (size >= 4)
+			c->cpucount = hist__get32(data, td->big_endian);
+		break;
+	case OPT_HEADER_INFO:
+	case OPT_FTRACE_EVENTS:
+	case OPT_EVENT_FORMATS:
+	case OPT_KALLSYMS:
+	case OPT_PRINTK:
+	case OPT_CMDLINES:
+		if (size >= 8)
+			c->sec_ptr[id] = hist__get64(data, td->big_endian);
+		break;
+	default:
+		/* Unknown and unused options are skipped by size. */
+		break;
+	}
+	return 0;
+}
+
+/* v6: "options  \0" was read; {u16 id, u32 size, data} until id 0. */
+static int parse_options_v6(struct open_ctx *c, struct rd *r)
+{
+	for (;;) {
+		uint16_t id;
+		uint32_t size;
+		const uint8_t *data;
+		uint64_t where;
+		int ret;
+
+		if (rd_u16(r, &id, "option id"))
+			return -HIST_EINVAL;
+		if (id == OPT_DONE)
+			return 0;
+		where = r->base + r->pos;
+		if (rd_u32(r, &size, "option size") ||
+		    rd_bytes(r, size, &data, "option data"))
+			return -HIST_EINVAL;
+		ret = handle_option(c, id, data, size, where + 4);
+		if (ret)
+			return ret;
+	}
+}
+
+/* ---- v7 sections ------------------------------------------------------ */
+
+struct section {
+	uint64_t off;		/* of the 16-byte header */
+	uint64_t size;		/* of the body */
+	uint16_t id, flags;
+};
+
+static const struct section *find_section_at(const struct open_ctx *c, uint64_t off)
+{
+	uint32_t lo = 0, hi = c->nr_secs;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (c->secs[mid].off == off)
+			return &c->secs[mid];
+		if (c->secs[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Walk the sections from START to the end of the file. */
+static int scan_sections(struct open_ctx *c, uint64_t start)
+{
+	struct hist_tracedat *td = c->td;
+	uint64_t pos = start, cap = 0;
+
+	while (pos < td->map_len) {
+		const uint8_t *h = td->map + pos;
+		struct section *s;
+
+		if (td->map_len - pos < 16)
+			return hist__td_err(td, -HIST_EINVAL,
+					    "truncated section header at offset %llu",
+					    (unsigned long long)pos);
+		if (c->nr_secs == cap) {
+			uint64_t ncap = cap ? cap * 2 : 32;
+
+			s = realloc(c->secs, ncap * sizeof(*s));
+			if (!s)
+				return hist__td_err(td, -HIST_ENOMEM, "out of memory");
+			c->secs = s;
+			cap = ncap;
+		}
+		s = &c->secs[c->nr_secs++];
+		s->off = pos;
+		s->id = hist__get16(h, td->big_endian);
+		s->flags = hist__get16(h + 2, td->big_endian);
+		s->size = hist__get64(h + 8, td->big_endian);
+		if (s->size > td->map_len - pos - 16)
+			return hist__td_err(td, -HIST_EINVAL,
+					    "truncated section at offset %llu (id %u, %llu bytes, %llu left)",
+					    (unsigned long long)pos, s->id,
+					    (unsigned long long)s->size,
+					    (unsigned long long)(td->map_len - pos - 16));
+		pos += 16 + s->size;
+	}
+	return 0;
+}
+
+/*
+ * The body of section S: in place, or decompressed into *OWNED (freed by
+ * the caller).  A compressed body is u32 compressed length, u32 length,
+ * then one zstd frame.
+ */
+static int section_body(struct open_ctx *c, const struct section *s,
+			const char *what, struct rd *r, uint8_t **owned)
+{
+	struct hist_tracedat *td = c->td;
+	const uint8_t *b = td->map + s->off + 16;
+	uint32_t clen, ulen;
+	size_t got;
+	uint8_t *out;
+
+	*owned = NULL;
+	if (!(s->flags & SEC_COMPRESSED)) {
+		rd_init(r, td, b, (size_t)s->size, s->off + 16, NULL);
+		return 0;
+	}
+	if (!td->zstd)
+		return hist__td_err(td, -HIST_EINVAL,
+				    "%s section at offset %llu is compressed, but the file says 'none'",
+				    what, (unsigned long long)s->off);
+	if (s->size < 8)
+		return hist__td_err(td, -HIST_EINVAL,
+				    "truncated %s section at offset %llu",
+				    what, (unsigned long long)s->off);
+	clen = hist__get32(b, td->big_endian);
+	ulen = hist__get32(b + 4, td->big_endian);
+	if (clen > s->size - 8)
+		return hist__td_err(td, -HIST_EINVAL,
+				    "%s section at offset %llu: compressed length %u exceeds the section (%llu bytes)",
+				    what, (unsigned long long)s->off, clen,
+				    (unsigned long long)s->size);
+	if (ulen > MAX_SECTION_BYTES)
+		return hist__td_err(td, -HIST_EINVAL,
+				    "%s section at offset %llu: implausible size %u",
+				    what, (unsigned long long)s->off, ulen);
+	out = malloc(ulen ? ulen : 1);
+	if (!out)
+		return hist__td_err(td, -HIST_ENOMEM, "out of memory (%u bytes for %s)",
+				    ulen, what);
+	got = ZSTD_decompressDCtx(td->zstd, out, ulen, b + 8, clen);
+	if (ZSTD_isError(got) || got != ulen) {
+		free(out);
+		return hist__td_err(td, -HIST_EINVAL,
+				    "%s section at offset %llu: %s",
+				    what, (unsigned long long)s->off,
+				    ZSTD_isError(got) ? ZSTD_getErrorName(got) :
+							"decompressed size mismatch");
+	}
+	*owned = out;
+	rd_init(r, td, out, ulen, s->off, what);
+	return 0;
+}
+
+static int parse_options_v7(struct open_ctx *c, uint64_t first)
+{
+	struct hist_tracedat *td = c->td;
+	uint64_t next = first;
+	uint32_t visited = 0;
+
+	while (next) {
+		const struct section *s = find_section_at(c, next);
+		uint8_t *owned;
+		struct rd r;
+		int ret = 0;
+
+		if (!s || s->id != OPT_DONE)
+			return hist__td_err(td, -HIST_EINVAL,
+					    "options offset %llu does not start an options section",
+					    (unsigned long long)next);
+		if (++visited > c->nr_secs)
+			return hist__td_err(td, -HIST_EINVAL,
+					    "options sections form a loop at offset %llu",
+					    (unsigned long long)next);
+		ret = section_body(c, s, "options", &r, &owned);
+		if (ret)
+			return ret;
+		next = 0;
+		while (r.pos < r.len) {
+			const uint8_t *data;
+			uint16_t id;
+			uint32_t size;
+			uint64_t where;
+
+			if (rd_u16(&r, &id, "option id") ||
+			    rd_u32(&r, &size, "option size")) {
+				ret = -HIST_EINVAL;
+				break;
+			}
+			where = r.base + r.pos;
+			if (rd_bytes(&r, size, &data, "option data")) {
+				ret = -HIST_EINVAL;
+				break;
+			}
+			if (id == OPT_DONE) {
+				next = size >= 8 ? hist__get64(data, td->big_endian) : 0;
+				break;
+			}
+			ret = handle_option(c, id, data, size, where);
+			if (ret)
+				break;
+		}
+		free(owned);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Metadata section ID: via its option pointer, else the first of its id. */
+static int load_meta_section(struct open_ctx *c, uint16_t id, const char *what,
+			     int (*parse)(struct rd *r), int required)
+{
+	const struct section *s = NULL;
+	uint8_t *owned;
+	struct rd r;
+	uint32_t i;
+	int ret;
+
+	if (c->sec_ptr[id]) {
+		s = find_section_at(c, c->sec_ptr[id]);
+		if (!s || s->id != id)
+			return hist__td_err(c->td, -HIST_EINVAL,
+					    "%s option points to offset %llu, which is not a %s section",
+					    what, (unsigned long long)c->sec_ptr[id], what);
+	}
+	for (i = 0; !s && i < c->nr_secs; i++)
+		if (c->secs[i].id == id)
+			s = &c->secs[i];
+	if (!s)
+		return required ? hist__td_err(c->td, -HIST_EINVAL, "no %s section", what) : 0;
+	ret = section_body(c, s, what, &r, &owned);
+	if (!ret)
+		ret = parse(&r);
+	free(owned);
+	return ret;
+}
+
+/* ---- per-CPU data --------------------------------------------------- */
+
+/* Check CPU data and set up the streams (walked by stream.c). */
+static int setup_cpus(struct open_ctx *c, int compressed)
+{
+	struct hist_tracedat *td = c->td;
+	uint32_t ps = td->pfmt.page_size, i, max_cpu = 0;
+
+	if (!c->nr_cpus)
+		goto lost;
+	td->streams = calloc(c->nr_cpus, sizeof(*td->streams));
+	td->heap = calloc(c->nr_cpus, sizeof(*td->heap));
+	if (!td->streams || !td->heap)
+		return hist__td_err(td, -HIST_ENOMEM, "out of memory");
+	for (i = 0; i < c->nr_cpus; i++) {
+		const struct cpu_ent *e = &c->cpus[i];
+		struct hist__stream *s = &td->streams[td->nr_streams];
+
+		if (e->cpu >= MAX_CPUS)
+			return hist__td_err(td, -HIST_EINVAL, "CPU id %u out of range", e->cpu);
+		if (e->cpu > max_cpu)
+			max_cpu = e->cpu;
+		if (!e->size)
+			continue;	/* this CPU recorded nothing */
+		if (e->off > td->map_len)
+			return hist__td_err(td, -HIST_EINVAL,
+					    "CPU %u data offset %llu is past the end of the file (%zu bytes)",
+					    e->cpu, (unsigned long long)e->off, td->map_len);
+		s->cpu = e->cpu;
+		s->off = e->off;
+		if (compressed) {
+			/* Chunks are counted, not sized: trace-cmd 3.1.6 and
+			 * older store a size 4 bytes short.  Check every
+			 * chunk header now, so the walk only decompresses. */
+			uint64_t pos = e->off + 4, n;
+			uint32_t nr;
+
+			if (td->map_len - e->off < 4)
+				return hist__td_err(td, -HIST_EINVAL,
+						    "truncated CPU %u chunk count at offset %llu",
+						    e->cpu, (unsigned long long)e->off);
+			nr = hist__get32(td->map + e->off, td->big_endian);
+			for (n = 0; n < nr; n++) {
+				uint32_t clen, ulen;
+
+				if (td->map_len - pos < 8)
+					return hist__td_err(td, -HIST_EINVAL,
+							    "truncated CPU %u chunk %llu header at offset %llu",
+							    e->cpu, (unsigned long long)n,
+							    (unsigned long long)pos);
+				clen = hist__get32(td->map + pos, td->big_endian);
+				ulen = hist__get32(td->map + pos + 4, td->big_endian);
+				if (clen > td->map_len - pos - 8)
+					return hist__td_err(td, -HIST_EINVAL,
+							    "truncated CPU %u chunk %llu at offset %llu (%u bytes, %llu left)",
+							    e->cpu, (unsigned long long)n,
+							    (unsigned long long)pos, clen,
+							    (unsigned long long)(td->map_len - pos - 8));
+				if (ulen > MAX_CHUNK_BYTES || ulen % ps)
+					return hist__td_err(td, -HIST_EINVAL,
+							    "CPU %u chunk %llu at offset %llu: size %u is not a whole number of %u-byte pages",
+							    e->cpu, (unsigned long long)n,
+							    (unsigned long long)pos, ulen, ps);
+				pos += 8 + (uint64_t)clen;
+			}
+			s->compressed = 1;
+			s->off = e->off + 4;
+			s->nr_chunks = nr;
+			s->size = pos - s->off;
+		} else {
+			if (e->size > td->map_len - e->off)
+				return hist__td_err(td, -HIST_EINVAL,
+						    "truncated CPU %u data at offset %llu (%llu bytes, %llu in the file)",
+						    e->cpu, (unsigned long long)e->off,
+						    (unsigned long long)e->size,
+						    (unsigned long long)(td->map_len - e->off));
+			if (e->size % ps)
+				return hist__td_err(td, -HIST_EINVAL,
+						    "CPU %u data at offset %llu: %llu bytes is not a whole number of %u-byte pages",
+						    e->cpu, (unsigned long long)e->off,
+						    (unsigned long long)e->size, ps);
+			s->size = e->size;
+		}
+		td->nr_streams++;
+	}
+lost:
+	td->nr_cpus = c->cpucount;
+	if (c->nr_cpus && max_cpu + 1 > td->nr_cpus)
+		td->nr_cpus = max_cpu + 1;
+	td->nr_lost = td->nr_cpus;
+	td->lost = calloc(td->nr_lost ? td->nr_lost : 1, sizeof(*td->lost));
+	if (!td->lost)
+		return hist__td_err(td, -HIST_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int set_page_size(struct hist_tracedat *td, uint32_t ps)
+{
+	if (!td->have_pfmt)
+		return hist__td_err(td, -HIST_EINVAL, "no header_page in the file");
+	if (ps < td->pfmt.data_offset + 8 || ps > MAX_PAGE_SIZE)
+		return hist__td_err(td, -HIST_EINVAL, "bad sub-buffer size %u", ps);
+	td->pfmt.page_size = ps;
+	return 0;
+}
+
+/* ---- versions ----------------------------------------------------------- */
+
+static int open_v6(struct open_ctx *c, struct rd *r)
+{
+	struct hist_tracedat *td = c->td;
+	const uint8_t *kind;
+	uint32_t ncpus, i;
+	int ret;
+
+	if ((ret = parse_header_info(r)) || (ret = parse_ftrace_formats(r)) ||
+	    (ret = parse_event_formats(r)) || (ret = parse_kallsyms(r)) ||
+	    (ret = parse_printk(r)) || (ret = parse_cmdlines(r)))
+		return ret;
+	if (rd_u32(r, &ncpus, "CPU count"))
+		return -HIST_EINVAL;
+	if (ncpus > MAX_CPUS)
+		return hist__td_err(td, -HIST_EINVAL, "CPU count %u out of range", ncpus);
+	c->cpucount = ncpus;
+	if (rd_bytes(r, 10, &kind, "data kind"))
+		return -HIST_EINVAL;
+	if (!memcmp(kind, "options  ", 10)) {
+		if ((ret = parse_options_v6(c, r)))
+			return ret;
+		if (rd_bytes(r, 10, &kind, "data kind"))
+			return -HIST_EINVAL;
+	}
+	if (!memcmp(kind, "latency  ", 10))
+		return hist__td_err(td, -HIST_EINVAL,
+				    "latency-format (text) trace.dat is not supported");
+	if (memcmp(kind, "flyrecord", 10)) {
+		r->pos -= 10;
+		return rd_fail(r, "'flyrecord'", "missing");
+	}
+	if (rd_need(r, (uint64_t)ncpus * 16, "flyrecord CPU table"))
+		return -HIST_EINVAL;
+	c->cpus = calloc(ncpus ? ncpus : 1, sizeof(*c->cpus));
+	if (!c->cpus)
+		return hist__td_err(td, -HIST_ENOMEM, "out of memory");
+	for (i = 0; i < ncpus; i++) {
+		c->cpus[i].cpu = i;
+		rd_u64(r, &c->cpus[i].off, "flyrecord CPU table");
+		rd_u64(r, &c->cpus[i].size, "flyrecord CPU table");
+	}
+	c->nr_cpus = ncpus;
+	if (c->have_clock_opt) {
+		const uint8_t *text;
+		uint64_t n;
+
+		if (rd_blob(r, 1, &text, &n, "trace clock"))
+			return -HIST_EINVAL;
+		bracketed_clock(text, (size_t)n, c->opt_clock, sizeof(c->opt_clock));
+	}
+	if ((ret = set_page_size(td, td->host_page_size)))
+		return ret;
+	return setup_cpus(c, 0);
+}
+
+static int open_v7(struct open_ctx *c, struct rd *r)
+{
+	struct hist_tracedat *td = c->td;
+	const char *comp, *compver;
+	uint64_t first;
+	const struct section *bs;
+	int ret;
+
+	if (rd_cstr(r, &comp, "compression name") ||
+	    rd_cstr(r, &compver, "compression version") ||
+	    rd_u64(r, &first, "options offset"))
+		return -HIST_EINVAL;
+	if (!strcmp(comp, "zstd")) {
+		td->zstd = ZSTD_createDCtx();
+		if (!td->zstd)
+			return hist__td_err(td, -HIST_ENOMEM, "out of memory");
+	} else if (strcmp(comp, "none")) {
+		return hist__td_err(td, -HIST_EINVAL,
+				    "unsupported compression '%.32s'", comp);
+	}
+	if ((ret = scan_sections(c, r->pos)) || (ret = parse_options_v7(c, first)))
+		return ret;
+	if ((ret = load_meta_section(c, OPT_HEADER_INFO, "headers", parse_header_info, 1)) ||
+	    (ret = load_meta_section(c, OPT_FTRACE_EVENTS, "ftrace events",
+				     parse_ftrace_formats, 0)) ||
+	    (ret = load_meta_section(c, OPT_EVENT_FORMATS, "events format",
+				     parse_event_formats, 0)) ||
+	    (ret = load_meta_section(c, OPT_KALLSYMS, "kallsyms", parse_kallsyms, 0)) ||
+	    (ret = load_meta_section(c, OPT_PRINTK, "printk", parse_printk, 0)) ||
+	    (ret = load_meta_section(c, OPT_CMDLINES, "command lines", parse_cmdlines, 0)))
+		return ret;
+	if (!c->have_buffer) {
+		if (c->have_text_buffer)
+			return hist__td_err(td, -HIST_EINVAL,
+					    "latency-format (text) trace.dat is not supported");
+		/* No trace data at all: a valid, empty trace. */
+		if ((ret = set_page_size(td, td->host_page_size)))
+			return ret;
+		return setup_cpus(c, 0);
+	}
+	bs = find_section_at(c, c->buf_sec);
+	if (!bs || bs->id != OPT_BUFFER)
+		return hist__td_err(td, -HIST_EINVAL,
+				    "BUFFER option points to offset %llu, which is not a buffer section",
+				    (unsigned long long)c->buf_sec);
+	if ((bs->flags & SEC_COMPRESSED) && !td->zstd)
+		return hist__td_err(td, -HIST_EINVAL,
+				    "buffer section at offset %llu is compressed, but the file says 'none'",
+				    (unsigned long long)bs->off);
+	if ((ret = set_page_size(td, c->buf_page_size ? c->buf_page_size :
+							td->host_page_size)))
+		return ret;
+	return setup_cpus(c, bs->flags & SEC_COMPRESSED);
+}
+
+static int build_id_index(struct hist_tracedat *td)
+{
+	uint32_t i, max = 0;
+
+	for (i = 0; i < td->nr_events; i++)
+		if (td->events[i]->desc.id <= UINT16_MAX && td->events[i]->desc.id > max)
+			max = td->events[i]->desc.id;
+	td->nr_by_id = td->nr_events ? max + 1 : 0;
+	if (!td->nr_by_id)
+		return 0;
+	td->by_id = calloc(td->nr_by_id, sizeof(*td->by_id));
+	if (!td->by_id)
+		return hist__td_err(td, -HIST_ENOMEM, "out of memory");
+	for (i = 0; i < td->nr_events; i++) {
+		uint32_t id = td->events[i]->desc.id;
+
+		if (id < td->nr_by_id && !td->by_id[id])
+			td->by_id[id] = td->events[i];
+	}
+	return 0;
+}
+
+static int parse_file(struct hist_tracedat *td)
+{
+	struct open_ctx c;
+	struct rd r;
+	const char *ver;
+	uint8_t endian, lsize;
+	uint32_t ps;
+	char *end;
+	long v;
+	int ret;
+
+	memset(&c, 0, sizeof(c));
+	c.td = td;
+	rd_init(&r, td, td->map, td->map_len, 0, NULL);
+	if (td->map_len < 10 || memcmp(td->map, "\x17\x08\x44tracing", 10))
+		return hist__td_err(td, -HIST_EINVAL, "not a trace.dat file (bad magic)");
+	r.pos = 10;
+	if (rd_cstr(&r, &ver, "version"))
+		return -HIST_EINVAL;
+	v = strtol(ver, &end, 10);
+	if (*end || end == ver || (v != 6 && v != 7))
+		return hist__td_err(td, -HIST_EINVAL, "unsupported file version '%.16s'", ver);
+	td->version = (int)v;
+	if (rd_u8(&r, &endian, "endianness") || rd_u8(&r, &lsize, "long size"))
+		return -HIST_EINVAL;
+	if (endian > 1)
+		return hist__td_err(td, -HIST_EINVAL, "bad endianness byte %u", endian);
+	td->big_endian = endian;
+	if (rd_u32(&r, &ps, "page size"))
+		return -HIST_EINVAL;
+	td->host_page_size = ps;
+	ret = td->version == 6 ? open_v6(&c, &r) : open_v7(&c, &r);
+	if (!ret) {
+		snprintf(td->clock, sizeof(td->clock), "%s",
+			 c.buf_clock[0] ? c.buf_clock : c.opt_clock);
+		ret = build_id_index(td);
+	}
+	free(c.cpus);
+	free(c.secs);
+	return ret;
+}
+
+/* ---- open / close ------------------------------------------------------- */
+
+static struct hist_tracedat *finish_open(struct hist_tracedat *td, char *errbuf,
+					 size_t errlen)
+{
+	if (parse_file(td) || hist__streams_start(td)) {
+		hist__msg(errbuf, errlen, "%s", td->err);
+		hist_tracedat_close(td);
+		return NULL;
+	}
+	td->err[0] = '\0';
+	td->prefetch = 1;
+	return td;
+}
+
+struct hist_tracedat *hist_tracedat_open(const char *path, char *errbuf, size_t errlen)
+{
+	struct hist_tracedat *td;
+	struct stat st;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		hist__msg(errbuf, errlen, "trace.dat: cannot open %s: %s", path,
+			  strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+		hist__msg(errbuf, errlen, "trace.dat: %s: %s", path,
+			  st.st_size == 0 ? "empty file" : "not a regular file");
+		close(fd);
+		return NULL;
+	}
+	td = calloc(1, sizeof(*td));
+	if (!td) {
+		close(fd);
+		hist__msg(errbuf, errlen, "trace.dat: out of memory");
+		return NULL;
+	}
+	td->map_len = (size_t)st.st_size;
+	td->map = mmap(NULL, td->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (td->map == MAP_FAILED) {
+		td->map = NULL;
+		hist__msg(errbuf, errlen, "trace.dat: cannot map %s: %s", path,
+			  strerror(errno));
+		close(fd);
+		free(td);
+		return NULL;
+	}
+	td->mapped = 1;
+	close(fd);
+	return finish_open(td, errbuf, errlen);
+}
+
+struct hist_tracedat *hist_tracedat_open_mem(const void *buf, size_t len,
+					     char *errbuf, size_t errlen)
+{
+	struct hist_tracedat *td = calloc(1, sizeof(*td));
+
+	if (!td || !(td->map = malloc(len ? len : 1))) {
+		free(td);
+		hist__msg(errbuf, errlen, "trace.dat: out of memory");
+		return NULL;
+	}
+	if (len)
+		memcpy(td->map, buf, len);
+	td->map_len = len;
+	return finish_open(td, errbuf, errlen);
+}
+
+void hist_tracedat_close(struct hist_tracedat *td)
+{
+	uint32_t i;
+
+	if (!td)
+		return;
+	hist__streams_free(td);
+	for (i = 0; i < td->nr_events; i++)
+		hist_ftrace_event_free(td->events[i]);
+	free(td->events);
+	free(td->by_id);
+	hist__ksyms_fini(&td->ksyms);
+	hist__cmdlines_fini(&td->cmdlines);
+	hist__printk_fini(&td->printk);
+	free(td->uname);
+	if (td->zstd)
+		ZSTD_freeDCtx(td->zstd);
+	if (td->mapped)
+		munmap(td->map, td->map_len);
+	else
+		free(td->map);
+	free(td);
+}
