@@ -1,0 +1,643 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hist-replay: run Linux ftrace hist triggers over a recorded trace.dat.
+ *
+ * The kernel's hist triggers aggregate events as they happen; this tool
+ * feeds the events of a recording (trace-cmd's trace.dat) through libhist
+ * instead, so the same trigger commands give the histograms the kernel
+ * would have printed for the same events.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "replay.h"
+
+#define PROG "hist-replay"
+
+static const char usage_text[] =
+	"usage: " PROG " [OPTIONS] TRACE.dat\n"
+	"\n"
+	"Replay the records of TRACE.dat through Linux hist triggers (libhist)\n"
+	"and print each event's hist file, as `cat events/*/*/hist` would.\n"
+	"\n"
+	"  -t, --trigger 'SYSTEM/EVENT COMMAND'\n"
+	"                        attach a trigger command (repeatable, applied in\n"
+	"                        order)\n"
+	"  -T, --trigger-file FILE\n"
+	"                        lines 'TARGET<TAB>TEXT' (the conformance cases'\n"
+	"                        `triggers` format); TARGET is SYSTEM/EVENT or a\n"
+	"                        tracefs file: synthetic_events, dynamic_events,\n"
+	"                        kprobe_events, /events/SYS/EVENT/filter, ...;\n"
+	"                        '#' lines are comments\n"
+	"  -s, --synth 'DEFINITION'\n"
+	"                        define a synthetic event (repeatable)\n"
+	"  -S, --synth-file FILE one synthetic event definition per line\n"
+	"  -o, --output DIR      write DIR/events/SYSTEM/EVENT/hist and trigger for\n"
+	"                        every event written to, DIR/error_log and\n"
+	"                        DIR/synthetic_events\n"
+	"      --at-marker 'TEXT<TAB>TARGET<TAB>COMMAND'\n"
+	"                        write COMMAND to TARGET when the replay reaches the\n"
+	"                        trace_marker (ftrace:print) record whose text is\n"
+	"                        TEXT (repeatable)\n"
+	"      --marker-sync     apply --at-marker writes at the marker writer's\n"
+	"                        next write(2) entry when the recording has system\n"
+	"                        call entries (`echo CMD >> trigger` right after\n"
+	"                        the marker takes effect inside that write)\n"
+	"      --map-bits N      allow maps of up to 2^N entries (kernel: 17)\n"
+	"      --json            print the histograms as JSON instead of the\n"
+	"                        kernel's text (with -o: DIR/hist.json)\n"
+	"  -h, --help            this text\n"
+	"      --version         print the version\n"
+	"\n"
+	"Synthetic event definitions (-s, -S) are applied first, then the\n"
+	"triggers (-t, -T), each group in command-line order.  Definitions of\n"
+	"events the recording already describes (kprobe_events lines) are\n"
+	"accepted as no-ops.  A command the kernel would reject does not stop\n"
+	"the replay: its error_log entry goes to stderr (and DIR/error_log).\n"
+	"\n"
+	"Exit status: 0 success; 1 a command was rejected; 2 bad usage, an\n"
+	"unreadable or corrupt trace (the histograms of the records before the\n"
+	"damage are still printed) or an output error.\n";
+
+enum {
+	OPT_AT_MARKER = 256,
+	OPT_JSON,
+	OPT_VERSION,
+	OPT_MARKER_SYNC,
+	OPT_MAP_BITS,
+};
+
+static const struct option long_opts[] = {
+	{ "trigger", required_argument, NULL, 't' },
+	{ "trigger-file", required_argument, NULL, 'T' },
+	{ "synth", required_argument, NULL, 's' },
+	{ "synth-file", required_argument, NULL, 'S' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "at-marker", required_argument, NULL, OPT_AT_MARKER },
+	{ "marker-sync", no_argument, NULL, OPT_MARKER_SYNC },
+	{ "map-bits", required_argument, NULL, OPT_MAP_BITS },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* One write to make before the replay. */
+struct cmd {
+	char *target, *text;
+	char *where;	/* "FILE:LINE" or "-t" for messages */
+};
+
+struct cmds {
+	struct cmd *v;
+	size_t n, cap;
+};
+
+struct marker {
+	char *text, *target, *cmd;
+};
+
+struct state {
+	struct cmds synth, trig;
+	struct marker *markers;
+	size_t nr_markers, markers_cap;
+	const char *outdir;
+	int json;
+	struct replay_buf errlog;	/* every entry, for DIR/error_log */
+	int failed;
+};
+
+static void die_oom(void)
+{
+	fprintf(stderr, PROG ": out of memory\n");
+	exit(2);
+}
+
+static char *xstrndup(const char *s, size_t n)
+{
+	char *d = malloc(n + 1);
+
+	if (!d)
+		die_oom();
+	memcpy(d, s, n);
+	d[n] = 0;
+	return d;
+}
+
+static char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+static void cmds_add(struct cmds *c, const char *target, size_t tlen,
+		     const char *text, const char *where)
+{
+	if (c->n == c->cap) {
+		size_t ncap = c->cap ? 2 * c->cap : 16;
+		struct cmd *nv = realloc(c->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			die_oom();
+		c->v = nv;
+		c->cap = ncap;
+	}
+	c->v[c->n].target = xstrndup(target, tlen);
+	c->v[c->n].text = xstrdup(text);
+	c->v[c->n].where = xstrdup(where);
+	c->n++;
+}
+
+static void cmds_free(struct cmds *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		free(c->v[i].target);
+		free(c->v[i].text);
+		free(c->v[i].where);
+	}
+	free(c->v);
+}
+
+/* "TARGET<TAB>TEXT", or "TARGET TEXT" when there is no TAB. */
+static int split_target(const char *line, const char **text, size_t *tlen)
+{
+	const char *sep = strchr(line, '\t');
+
+	if (!sep)
+		sep = strchr(line, ' ');
+	if (!sep || sep == line)
+		return -1;
+	*tlen = (size_t)(sep - line);
+	sep++;
+	while (*sep == ' ' || *sep == '\t')
+		sep++;
+	if (!*sep)
+		return -1;
+	*text = sep;
+	return 0;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n = 0, got;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (n + 4096 + 1 > cap) {
+			char *nb;
+
+			cap = cap ? 2 * cap : 8192;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				die_oom();
+			}
+			buf = nb;
+		}
+		got = fread(buf + n, 1, cap - n - 1, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		int e = errno;
+
+		free(buf);
+		fclose(f);
+		errno = e;
+		return NULL;
+	}
+	fclose(f);
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+/*
+ * Read FILE line by line: WITH_TARGET lines are 'TARGET<TAB>TEXT' (into
+ * DST), others are synthetic event definitions.  Blank and '#' lines are
+ * skipped.  Returns 0 or -1 with a message printed.
+ */
+static int load_lines(const char *path, int with_target, struct cmds *dst)
+{
+	char *buf, *line, *next, where[512];
+	size_t len, lineno = 0;
+
+	buf = read_file(path, &len);
+	if (!buf) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (memchr(buf, 0, len)) {
+		fprintf(stderr, PROG ": %s: binary file (NUL byte)\n", path);
+		free(buf);
+		return -1;
+	}
+	for (line = buf; line && *line; line = next) {
+		const char *text;
+		size_t tlen, l;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		lineno++;
+		l = strlen(line);
+		if (l && line[l - 1] == '\r')
+			line[--l] = 0;
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (!*line || *line == '#')
+			continue;
+		snprintf(where, sizeof(where), "%s:%zu", path, lineno);
+		if (!with_target) {
+			cmds_add(dst, "synthetic_events", 16, line, where);
+			continue;
+		}
+		if (split_target(line, &text, &tlen)) {
+			fprintf(stderr, PROG ": %s: expected 'TARGET<TAB>TEXT'\n",
+				where);
+			free(buf);
+			return -1;
+		}
+		cmds_add(dst, line, tlen, text, where);
+	}
+	free(buf);
+	return 0;
+}
+
+static int add_marker(struct state *st, const char *arg)
+{
+	const char *t1 = strchr(arg, '\t'), *t2;
+	struct marker *m;
+
+	t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+	if (!t1 || !t2 || t2 == t1 + 1 || !t2[1]) {
+		fprintf(stderr, PROG ": --at-marker wants 'TEXT<TAB>TARGET<TAB>"
+			"COMMAND', got '%s'\n", arg);
+		return -1;
+	}
+	if (st->nr_markers == st->markers_cap) {
+		size_t ncap = st->markers_cap ? 2 * st->markers_cap : 8;
+		struct marker *nm = realloc(st->markers, ncap * sizeof(*nm));
+
+		if (!nm)
+			die_oom();
+		st->markers = nm;
+		st->markers_cap = ncap;
+	}
+	m = &st->markers[st->nr_markers++];
+	m->text = xstrndup(arg, (size_t)(t1 - arg));
+	m->target = xstrndup(t1 + 1, (size_t)(t2 - t1 - 1));
+	m->cmd = xstrdup(t2 + 1);
+	return 0;
+}
+
+/* Report a failed write: our line, then its error_log entries. */
+static void report(struct state *st, const char *where, const char *marker,
+		   const char *target, const char *text, int rc,
+		   const char *errlog, const char *msg)
+{
+	if (rc == 0) {
+		if (errlog && errlog[0]) {
+			/* accepted but logged (rare): keep the log complete */
+			fputs(errlog, stderr);
+			replay_buf_puts(&st->errlog, errlog);
+		}
+		return;
+	}
+	st->failed = 1;
+	if (marker)
+		fprintf(stderr, PROG ": at marker '%s': ", marker);
+	else
+		fprintf(stderr, PROG ": %s: ", where);
+	fprintf(stderr, "%s: '%s': %s%s%s\n", target, text, strerror(-rc),
+		msg ? ": " : "", msg ? msg : "");
+	if (errlog && errlog[0]) {
+		fputs(errlog, stderr);
+		replay_buf_puts(&st->errlog, errlog);
+	}
+}
+
+static void on_marker_write(void *arg, const struct replay_write_res *res)
+{
+	report(arg, NULL, res->marker, res->target, res->text, res->rc,
+	       res->errlog, res->msg);
+}
+
+static void free_state(struct state *st)
+{
+	size_t i;
+
+	cmds_free(&st->synth);
+	cmds_free(&st->trig);
+	for (i = 0; i < st->nr_markers; i++) {
+		free(st->markers[i].text);
+		free(st->markers[i].target);
+		free(st->markers[i].cmd);
+	}
+	free(st->markers);
+	replay_buf_free(&st->errlog);
+}
+
+static int cmp_ev(const void *a, const void *b)
+{
+	const struct replay_out_ev *x = a, *y = b;
+	int c = strcmp(x->system, y->system);
+
+	return c ? c : strcmp(x->name, y->name);
+}
+
+static int mkdir_p(const char *path)
+{
+	char buf[4096];
+	size_t i, n = strlen(path);
+
+	if (n >= sizeof(buf)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(buf, path, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i] != 0)
+			continue;
+		buf[i] = 0;
+		if (mkdir(buf, 0777) && errno != EEXIST)
+			return -1;
+		buf[i] = path[i];
+	}
+	return 0;
+}
+
+static int write_file(const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || (len && fwrite(data, 1, len, f) != len) || fclose(f)) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int print_event(hist_event *ev, int triggers, struct replay_buf *b)
+{
+	int rc;
+
+	replay_buf_reset(b);
+	rc = triggers ? hist_event_print_triggers(ev, replay_buf_write, b) :
+			hist_event_print_hist(ev, replay_buf_write, b);
+	if (rc)
+		fprintf(stderr, PROG ": printing failed: %s\n", strerror(-rc));
+	return rc ? -1 : 0;
+}
+
+static int write_outdir(struct state *st, struct replay *r,
+			const struct replay_out_ev *evs, size_t n,
+			const char *trace)
+{
+	struct replay_buf b = { 0 };
+	char path[4096];
+	size_t i;
+	int ret = 0;
+
+	if (mkdir_p(st->outdir)) {
+		fprintf(stderr, PROG ": %s: %s\n", st->outdir, strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < n && !ret; i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/%s", st->outdir,
+			 evs[i].system, evs[i].name);
+		if (mkdir_p(path)) {
+			fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+			ret = -1;
+			break;
+		}
+		snprintf(path, sizeof(path), "%s/events/%s/%s/hist",
+			 st->outdir, evs[i].system, evs[i].name);
+		if (print_event(evs[i].ev, 0, &b) ||
+		    write_file(path, b.s ? b.s : "", b.len))
+			ret = -1;
+		snprintf(path, sizeof(path), "%s/events/%s/%s/trigger",
+			 st->outdir, evs[i].system, evs[i].name);
+		if (!ret && (print_event(evs[i].ev, 1, &b) ||
+			     write_file(path, b.s ? b.s : "", b.len)))
+			ret = -1;
+	}
+	if (!ret) {
+		snprintf(path, sizeof(path), "%s/error_log", st->outdir);
+		ret = write_file(path, st->errlog.s ? st->errlog.s : "",
+				 st->errlog.len);
+	}
+	if (!ret && st->synth.n) {
+		replay_buf_reset(&b);
+		snprintf(path, sizeof(path), "%s/synthetic_events", st->outdir);
+		if (hist_synth_print(replay_ctx(r), 0, replay_buf_write, &b) ||
+		    write_file(path, b.s ? b.s : "", b.len))
+			ret = -1;
+	}
+	if (!ret && st->json) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/hist.json", st->outdir);
+		f = fopen(path, "w");
+		if (!f) {
+			fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+			ret = -1;
+		} else {
+			ret = replay_json(f, trace, replay_nr_records(r), evs, n,
+					  st->errlog.s ? st->errlog.s : "");
+			if (fclose(f) && !ret) {
+				fprintf(stderr, PROG ": %s: %s\n", path,
+					strerror(errno));
+				ret = -1;
+			}
+		}
+	}
+	replay_buf_free(&b);
+	return ret;
+}
+
+static int print_stdout(struct state *st, struct replay *r,
+			const struct replay_out_ev *evs, size_t n,
+			const char *trace)
+{
+	struct replay_buf b = { 0 };
+	size_t i;
+	int ret = 0;
+
+	if (st->json) {
+		ret = replay_json(stdout, trace, replay_nr_records(r), evs, n,
+				  st->errlog.s ? st->errlog.s : "");
+	} else {
+		for (i = 0; i < n && !ret; i++) {
+			if (print_event(evs[i].ev, 0, &b))
+				ret = -1;
+			else if (b.len && fwrite(b.s, 1, b.len, stdout) != b.len)
+				ret = -1;
+		}
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, PROG ": standard output: %s\n", strerror(errno));
+		ret = -1;
+	}
+	replay_buf_free(&b);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct state st;
+	struct replay_opts ro;
+	struct replay *r = NULL;
+	struct replay_out_ev *evs = NULL;
+	char err[1024];
+	const char *trace;
+	size_t i, n, k;
+	int c, status = 2, rc;
+
+	memset(&st, 0, sizeof(st));
+	memset(&ro, 0, sizeof(ro));
+	while ((c = getopt_long(argc, argv, "t:T:s:S:o:h", long_opts,
+				NULL)) != -1) {
+		const char *text;
+		size_t tlen;
+
+		switch (c) {
+		case 't':
+			if (split_target(optarg, &text, &tlen)) {
+				fprintf(stderr, PROG ": -t wants 'SYSTEM/EVENT "
+					"COMMAND', got '%s'\n", optarg);
+				goto out;
+			}
+			cmds_add(&st.trig, optarg, tlen, text, "-t");
+			break;
+		case 'T':
+			if (load_lines(optarg, 1, &st.trig))
+				goto out;
+			break;
+		case 's':
+			cmds_add(&st.synth, "synthetic_events", 16, optarg, "-s");
+			break;
+		case 'S':
+			if (load_lines(optarg, 0, &st.synth))
+				goto out;
+			break;
+		case 'o':
+			st.outdir = optarg;
+			break;
+		case OPT_AT_MARKER:
+			if (add_marker(&st, optarg))
+				goto out;
+			break;
+		case OPT_MARKER_SYNC:
+			ro.marker_sync = 1;
+			break;
+		case OPT_MAP_BITS: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (!*optarg || *end || v < 1 || v > 24) {
+				fprintf(stderr, PROG ": --map-bits wants 1..24, "
+					"got '%s'\n", optarg);
+				goto out;
+			}
+			ro.max_map_bits = (uint32_t)v;
+			break;
+		}
+		case OPT_JSON:
+			st.json = 1;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			status = 0;
+			goto out;
+		case OPT_VERSION:
+			printf(PROG " (libhist) %d.%d.%d\n", LIBHIST_VERSION_MAJOR,
+			       LIBHIST_VERSION_MINOR, LIBHIST_VERSION_PATCH);
+			status = 0;
+			goto out;
+		default:
+			fputs(usage_text, stderr);
+			goto out;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, PROG ": %s\n", optind >= argc ?
+			"missing TRACE.dat" : "only one TRACE.dat, please");
+		fputs(usage_text, stderr);
+		goto out;
+	}
+	trace = argv[optind];
+	ro.progress = isatty(2);
+	ro.warn = 1;
+
+	r = replay_open(trace, &ro, err, sizeof(err));
+	if (!r) {
+		fprintf(stderr, PROG ": %s: %s\n", trace, err);
+		goto out;
+	}
+	replay_set_write_cb(r, on_marker_write, &st);
+
+	for (i = 0; i < st.synth.n; i++) {
+		struct cmd *cm = &st.synth.v[i];
+
+		rc = replay_write(r, cm->target, cm->text);
+		report(&st, cm->where, NULL, cm->target, cm->text, rc,
+		       replay_last_errlog(r), replay_last_msg(r));
+	}
+	for (i = 0; i < st.trig.n; i++) {
+		struct cmd *cm = &st.trig.v[i];
+
+		rc = replay_write(r, cm->target, cm->text);
+		report(&st, cm->where, NULL, cm->target, cm->text, rc,
+		       replay_last_errlog(r), replay_last_msg(r));
+	}
+	for (i = 0; i < st.nr_markers; i++)
+		if (replay_at_marker(r, st.markers[i].text, st.markers[i].target,
+				     st.markers[i].cmd))
+			die_oom();
+
+	status = 0;
+	if (replay_run(r)) {
+		fprintf(stderr, PROG ": %s\n", replay_error(r));
+		status = 2;
+	}
+	if (st.failed && status == 0)
+		status = 1;
+
+	n = replay_nr_events(r);
+	evs = calloc(n ? n : 1, sizeof(*evs));
+	if (!evs)
+		die_oom();
+	for (i = 0, k = 0; i < n; i++) {
+		evs[k].ev = replay_event(r, i, &evs[k].system, &evs[k].name);
+		/* a synthetic event removed by a later write has no files */
+		if (evs[k].ev)
+			k++;
+	}
+	n = k;
+	/* the order of `cat events/ * / * /hist`: by system, then event */
+	qsort(evs, n, sizeof(*evs), cmp_ev);
+
+	if (st.outdir)
+		rc = write_outdir(&st, r, evs, n, trace);
+	else
+		rc = print_stdout(&st, r, evs, n, trace);
+	if (rc)
+		status = 2;
+out:
+	free(evs);
+	replay_close(r);
+	free_state(&st);
+	return status;
+}

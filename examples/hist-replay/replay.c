@@ -1,0 +1,1186 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The replay engine: a libhist host over a trace.dat (see replay.h).
+ *
+ * The hot loop does as little as possible per record: one array lookup by
+ * event id (common_type) gives the hist_event of the events that were
+ * written to, everything else is counted and skipped.  What the host
+ * callbacks need about the past and future of the recording (comm changes,
+ * recorded stacks) comes from a separate pass over the file, made only the
+ * first time a callback asks (see comm.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+
+enum {
+	SLOT_FEED = 1,	    /* records go to ev */
+	SLOT_PRINT = 2,	    /* ftrace:print: look for markers */
+	SLOT_SYSENTER = 4,  /* raw_syscalls:sys_enter: marker sync */
+	SLOT_SYSWRITE = 8,  /* syscalls:sys_enter_write: marker sync */
+	SLOT_SWITCH = 16,   /* sched:sched_switch: marker sync */
+};
+
+/* where the first write waiting for its moment is (marker_sync) */
+enum {
+	STAGE_WRITE,	/* waiting for the writer's write(2) entry */
+	STAGE_RUN,	/* inside the write(2): applies now */
+	STAGE_SLEEP,	/* waits for a grace period: the writer sleeps... */
+	STAGE_ASLEEP,	/* ...and applies when it runs again */
+};
+
+struct slot {
+	hist_event *ev;
+	uint32_t pid_off;
+	uint8_t flags;
+};
+
+struct target_ev {
+	char *system, *name;
+};
+
+struct marker_act {
+	char *marker, *target, *text;
+};
+
+struct replay {
+	char *path;
+	struct hist_tracedat *td;
+	hist_ctx *ctx;
+	struct hist_host host;
+	struct replay_opts opts;
+
+	struct slot *slots;
+	uint64_t *counts;
+	uint32_t nr_slots;
+
+	/* the record being fed */
+	uint64_t idx, cur_ts;
+
+	struct replay_hist_db *db;
+	int db_tried;
+	int warned_stack, warned_clock;
+
+	struct target_ev *evs;
+	size_t nr_evs, evs_cap;
+
+	char **synth;	    /* synthetic events this replay defined */
+	size_t nr_synth, synth_cap;
+
+	struct marker_act *acts;
+	size_t nr_acts, acts_cap;
+	uint32_t print_id, print_buf_off;
+	int have_print;
+
+	/* marker sync: writes waiting for the writer's write(2) */
+	size_t *pend;
+	size_t pend_head, pend_n, pend_cap;
+	int32_t pend_pid;
+	int pend_stage;
+	uint32_t sys_enter_id, sys_write_id, sys_enter_nr_off;
+	int have_sys_enter, have_sys_write;
+	int sys_probed, sys_records, sys_by_enter;
+	uint32_t switch_id, sw_prev_pid, sw_next_pid, sw_prev_state;
+	uint32_t sw_state_size;
+	int have_switch;
+
+	replay_write_cb cb;
+	void *cb_arg;
+
+	struct replay_buf errlog;
+	char msg[256];
+	int has_msg;
+	char err[512];
+};
+
+/* ---- text buffer -------------------------------------------------- */
+
+int replay_buf_write(void *arg, const char *buf, size_t len)
+{
+	struct replay_buf *b = arg;
+
+	if (b->oom)
+		return -HIST_ENOMEM;
+	if (b->len + len + 1 > b->cap) {
+		size_t ncap = b->cap ? b->cap : 256;
+		char *ns;
+
+		while (ncap < b->len + len + 1)
+			ncap *= 2;
+		ns = realloc(b->s, ncap);
+		if (!ns) {
+			b->oom = 1;
+			return -HIST_ENOMEM;
+		}
+		b->s = ns;
+		b->cap = ncap;
+	}
+	memcpy(b->s + b->len, buf, len);
+	b->len += len;
+	b->s[b->len] = 0;
+	return 0;
+}
+
+int replay_buf_puts(struct replay_buf *b, const char *s)
+{
+	return replay_buf_write(b, s, strlen(s));
+}
+
+void replay_buf_reset(struct replay_buf *b)
+{
+	b->len = 0;
+	b->oom = 0;
+	if (b->s)
+		b->s[0] = 0;
+}
+
+void replay_buf_free(struct replay_buf *b)
+{
+	free(b->s);
+	memset(b, 0, sizeof(*b));
+}
+
+/* ---- host callbacks ----------------------------------------------- */
+
+static struct replay_hist_db *get_db(struct replay *r)
+{
+	char err[256];
+
+	if (!r->db && !r->db_tried) {
+		r->db_tried = 1;
+		r->db = replay_db_build(r->path, err, sizeof(err));
+		if (!r->db)
+			fprintf(stderr, "hist-replay: %s: cannot scan for task "
+				"names and stacks: %s\n", r->path, err);
+	}
+	return r->db;
+}
+
+static int cb_find_event(void *data, const char *system, const char *name,
+			 struct hist_event_desc *out)
+{
+	struct replay *r = data;
+
+	return hist_tracedat_find_event_cb(r->td, system, name, out);
+}
+
+void replay_comm_at(struct replay *r, int32_t pid, uint64_t idx, char comm[16])
+{
+	struct replay_hist_db *db;
+	const char *c;
+
+	if (pid == 0) {
+		memcpy(comm, "<idle>", 7);
+		return;
+	}
+	db = get_db(r);
+	if (db && replay_db_comm(db, pid, idx, comm))
+		return;
+	c = hist_tracedat_cmdline(r->td, pid);
+	snprintf(comm, 16, "%s", c ? c : "<...>");
+}
+
+static int cb_comm(void *data, int32_t pid, char comm[16])
+{
+	struct replay *r = data;
+
+	replay_comm_at(r, pid, r->idx, comm);
+	return 0;
+}
+
+static int cb_sym(void *data, uint64_t addr, int with_offset, char *buf,
+		  size_t len)
+{
+	struct replay *r = data;
+
+	return hist_tracedat_sym(r->td, addr, with_offset, buf, len);
+}
+
+static unsigned cb_stacktrace(void *data, const struct hist_hit *hit,
+			      uint64_t *ips, unsigned max)
+{
+	struct replay *r = data;
+	struct replay_hist_db *db = get_db(r);
+
+	(void)hit;
+	if (db && !replay_db_has_stacks(db) && r->opts.warn && !r->warned_stack) {
+		r->warned_stack = 1;
+		fprintf(stderr, "hist-replay: %s: warning: the recording has no "
+			"kernel stacks (record with options/stacktrace=1): "
+			"stacktrace keys are empty\n", r->path);
+	}
+	return db ? replay_db_stack(db, r->idx, ips, max) : 0;
+}
+
+static uint64_t cb_clock(void *data)
+{
+	struct replay *r = data;
+
+	return r->cur_ts;
+}
+
+static const char *const clocks[] = {
+	"local", "global", "counter", "uptime", "perf", "mono", "mono_raw",
+	"boot", "tai", "x86-tsc",
+};
+
+static int valid_clock(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++)
+		if (!strcmp(name, clocks[i]))
+			return 1;
+	return 0;
+}
+
+static int cb_set_clock(void *data, const char *name)
+{
+	struct replay *r = data;
+	const char *rec = hist_tracedat_clock(r->td);
+
+	if (!valid_clock(name))
+		return -HIST_EINVAL;
+	/* The recording's time stamps are what they are: say so once if
+	 * a trigger asks for another clock than the one recorded. */
+	if (r->opts.warn && rec[0] && strcmp(rec, name) && !r->warned_clock) {
+		r->warned_clock = 1;
+		fprintf(stderr, "hist-replay: %s: warning: recorded with "
+			"trace_clock %s, a trigger asks for %s: time stamps "
+			"stay the recorded ones\n", r->path, rec, name);
+	}
+	return 0;
+}
+
+static void cb_synchronize(void *data)
+{
+	/* single-threaded: no hit is ever in flight during a write */
+	(void)data;
+}
+
+/* ---- open/close --------------------------------------------------- */
+
+static char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}
+
+static const struct hist_field_desc *find_field(const struct hist_event_desc *d,
+						const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->nr_fields; i++)
+		if (!strcmp(d->fields[i].name, name))
+			return &d->fields[i];
+	return NULL;
+}
+
+static uint32_t pid_offset(const struct hist_event_desc *d)
+{
+	const struct hist_field_desc *f = find_field(d, "common_pid");
+
+	return f && f->size == 4 ? f->offset : 4;
+}
+
+struct replay *replay_open(const char *path, const struct replay_opts *opts,
+			   char *err, size_t errlen)
+{
+	struct replay *r = calloc(1, sizeof(*r));
+	struct hist_ctx_opts copts;
+	const struct hist_ftrace_event *fe;
+	uint32_t i, n;
+	int e = 0;
+
+	if (!r) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (opts)
+		r->opts = *opts;
+	r->path = xstrdup(path);
+	if (!r->path) {
+		snprintf(err, errlen, "out of memory");
+		free(r);
+		return NULL;
+	}
+	r->td = hist_tracedat_open(path, err, errlen);
+	if (!r->td) {
+		replay_close(r);
+		return NULL;
+	}
+	n = hist_tracedat_nr_events(r->td);
+	for (i = 0; i < n; i++) {
+		fe = hist_tracedat_event(r->td, i);
+		if (fe && fe->desc.id < 65536 && fe->desc.id >= r->nr_slots)
+			r->nr_slots = fe->desc.id + 1;
+	}
+	r->slots = calloc(r->nr_slots + 1, sizeof(*r->slots));
+	r->counts = calloc(r->nr_slots + 1, sizeof(*r->counts));
+	if (!r->slots || !r->counts) {
+		snprintf(err, errlen, "out of memory");
+		replay_close(r);
+		return NULL;
+	}
+	/* where each event keeps common_pid (4 on every kernel so far) */
+	for (i = 0; i < n; i++) {
+		fe = hist_tracedat_event(r->td, i);
+		if (fe && fe->desc.id < r->nr_slots)
+			r->slots[fe->desc.id].pid_off = pid_offset(&fe->desc);
+	}
+	fe = hist_tracedat_find_event(r->td, "ftrace", "print");
+	if (fe && fe->desc.id < r->nr_slots) {
+		const struct hist_field_desc *f = find_field(&fe->desc, "buf");
+
+		if (f) {
+			r->have_print = 1;
+			r->print_id = fe->desc.id;
+			r->print_buf_off = f->offset;
+		}
+	}
+	fe = hist_tracedat_find_event(r->td, "raw_syscalls", "sys_enter");
+	if (fe && fe->desc.id < r->nr_slots) {
+		const struct hist_field_desc *f = find_field(&fe->desc, "id");
+
+		if (f && f->size == 8) {
+			r->have_sys_enter = 1;
+			r->sys_enter_id = fe->desc.id;
+			r->sys_enter_nr_off = f->offset;
+		}
+	}
+	fe = hist_tracedat_find_event(r->td, "sched", "sched_switch");
+	if (fe && fe->desc.id < r->nr_slots) {
+		const struct hist_field_desc *pp, *np, *ps;
+
+		pp = find_field(&fe->desc, "prev_pid");
+		np = find_field(&fe->desc, "next_pid");
+		ps = find_field(&fe->desc, "prev_state");
+		if (pp && np && ps && pp->size == 4 && np->size == 4 &&
+		    (ps->size == 4 || ps->size == 8)) {
+			r->have_switch = 1;
+			r->switch_id = fe->desc.id;
+			r->sw_prev_pid = pp->offset;
+			r->sw_next_pid = np->offset;
+			r->sw_prev_state = ps->offset;
+			r->sw_state_size = ps->size;
+		}
+	}
+	fe = hist_tracedat_find_event(r->td, "syscalls", "sys_enter_write");
+	if (fe && fe->desc.id < r->nr_slots) {
+		r->have_sys_write = 1;
+		r->sys_write_id = fe->desc.id;
+	}
+
+	r->host.data = r;
+	r->host.find_event = cb_find_event;
+	r->host.comm = cb_comm;
+	r->host.sym = cb_sym;
+	r->host.syscall_name = replay_syscall_name;
+	r->host.stacktrace = cb_stacktrace;
+	r->host.clock = cb_clock;
+	r->host.set_clock = cb_set_clock;
+	r->host.synchronize = cb_synchronize;
+
+	memset(&copts, 0, sizeof(copts));
+	copts.max_map_bits = r->opts.max_map_bits;
+	copts.nr_cpus = hist_tracedat_nr_cpus(r->td);
+	r->ctx = hist_ctx_create(&r->host, &copts, &e);
+	if (!r->ctx) {
+		snprintf(err, errlen, "cannot create the libhist context: %s",
+			 strerror(e < 0 ? -e : e));
+		replay_close(r);
+		return NULL;
+	}
+	return r;
+}
+
+void replay_close(struct replay *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	if (r->ctx)
+		hist_ctx_destroy(r->ctx);
+	if (r->td)
+		hist_tracedat_close(r->td);
+	replay_db_free(r->db);
+	for (i = 0; i < r->nr_evs; i++) {
+		free(r->evs[i].system);
+		free(r->evs[i].name);
+	}
+	free(r->evs);
+	for (i = 0; i < r->nr_synth; i++)
+		free(r->synth[i]);
+	free(r->synth);
+	for (i = 0; i < r->nr_acts; i++) {
+		free(r->acts[i].marker);
+		free(r->acts[i].target);
+		free(r->acts[i].text);
+	}
+	free(r->acts);
+	free(r->pend);
+	free(r->slots);
+	free(r->counts);
+	replay_buf_free(&r->errlog);
+	free(r->path);
+	free(r);
+}
+
+hist_ctx *replay_ctx(struct replay *r)
+{
+	return r->ctx;
+}
+
+struct hist_tracedat *replay_tracedat(struct replay *r)
+{
+	return r->td;
+}
+
+const char *replay_last_errlog(const struct replay *r)
+{
+	return r->errlog.s ? r->errlog.s : "";
+}
+
+const char *replay_last_msg(const struct replay *r)
+{
+	return r->has_msg ? r->msg : NULL;
+}
+
+const char *replay_error(const struct replay *r)
+{
+	return r->err;
+}
+
+uint64_t replay_nr_records(const struct replay *r)
+{
+	return r->idx;
+}
+
+void replay_set_write_cb(struct replay *r, replay_write_cb cb, void *arg)
+{
+	r->cb = cb;
+	r->cb_arg = arg;
+}
+
+/* ---- writes ------------------------------------------------------- */
+
+static void set_msg(struct replay *r, const char *fmt, const char *a,
+		    const char *b)
+{
+	snprintf(r->msg, sizeof(r->msg), fmt, a, b ? b : "");
+	r->has_msg = 1;
+}
+
+static int is_replay_synth(const struct replay *r, const char *system,
+			   const char *name)
+{
+	size_t i;
+
+	if (strcmp(system, "synthetic"))
+		return 0;
+	for (i = 0; i < r->nr_synth; i++)
+		if (!strcmp(r->synth[i], name))
+			return 1;
+	return 0;
+}
+
+/* Point the slot of SYSTEM/NAME's recorded id at EV (NULL: stop feeding). */
+static void map_event(struct replay *r, hist_event *ev, const char *system,
+		      const char *name)
+{
+	const struct hist_ftrace_event *fe;
+	struct slot *s;
+
+	fe = hist_tracedat_find_event(r->td, system, name);
+	if (!fe || fe->desc.id >= r->nr_slots)
+		return;
+	s = &r->slots[fe->desc.id];
+	if (is_replay_synth(r, system, name)) {
+		/* libhist raises these itself during the replay: the
+		 * recorded copies must not count twice */
+		ev = NULL;
+	}
+	s->ev = ev;
+	s->pid_off = pid_offset(&fe->desc);
+	if (ev)
+		s->flags |= SLOT_FEED;
+	else
+		s->flags &= (uint8_t)~SLOT_FEED;
+}
+
+/*
+ * The event a write goes to.  Looked up again on every write (and when
+ * printing) instead of cached: removing a synthetic event frees its
+ * hist_event, and a new definition makes a new one.
+ */
+static hist_event *target_event(struct replay *r, const char *system,
+				const char *name)
+{
+	hist_event *ev = hist_event_lookup(r->ctx, system, name);
+	size_t i;
+
+	if (!ev)
+		return NULL;
+	map_event(r, ev, system, name);
+	for (i = 0; i < r->nr_evs; i++)
+		if (!strcmp(r->evs[i].system, system) &&
+		    !strcmp(r->evs[i].name, name))
+			return ev;
+	if (r->nr_evs == r->evs_cap) {
+		size_t ncap = r->evs_cap ? 2 * r->evs_cap : 16;
+		struct target_ev *ne = realloc(r->evs, ncap * sizeof(*ne));
+
+		if (!ne)
+			return ev;
+		r->evs = ne;
+		r->evs_cap = ncap;
+	}
+	r->evs[r->nr_evs].system = xstrdup(system);
+	r->evs[r->nr_evs].name = xstrdup(name);
+	if (!r->evs[r->nr_evs].system || !r->evs[r->nr_evs].name) {
+		free(r->evs[r->nr_evs].system);
+		free(r->evs[r->nr_evs].name);
+		return ev;
+	}
+	r->nr_evs++;
+	return ev;
+}
+
+size_t replay_nr_events(const struct replay *r)
+{
+	return r->nr_evs;
+}
+
+hist_event *replay_event(const struct replay *r, size_t i,
+			 const char **system, const char **name)
+{
+	if (i >= r->nr_evs)
+		return NULL;
+	if (system)
+		*system = r->evs[i].system;
+	if (name)
+		*name = r->evs[i].name;
+	/* NULL if it went away (a removed synthetic event) */
+	return hist_event_lookup(r->ctx, r->evs[i].system, r->evs[i].name);
+}
+
+/* Split "SYS/EVENT" into the two buffers; 0 or -1. */
+static int split_event(const char *s, size_t len, char *sys, char *ev,
+		       size_t cap)
+{
+	const char *slash = memchr(s, '/', len);
+	size_t a, b;
+
+	if (!slash)
+		return -1;
+	a = (size_t)(slash - s);
+	b = len - a - 1;
+	if (!a || !b || a >= cap || b >= cap || memchr(slash + 1, '/', b))
+		return -1;
+	memcpy(sys, s, a);
+	sys[a] = 0;
+	memcpy(ev, slash + 1, b);
+	ev[b] = 0;
+	return 0;
+}
+
+static void synth_track(struct replay *r, const char *line, int dynamic)
+{
+	char name[256];
+	const char *p = line;
+	int remove = 0;
+	size_t n, i;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (dynamic) {
+		if (p[0] == '-' && p[1] == ':')
+			remove = 1;
+		else if (!(p[0] == 's' && p[1] == ':'))
+			return;
+		p += 2;
+		/* optional group: s:synthetic/name */
+		for (n = 0; p[n] && p[n] != ' ' && p[n] != '\t'; n++)
+			if (p[n] == '/') {
+				p += n + 1;
+				n = 0;
+				break;
+			}
+	} else if (*p == '!') {
+		remove = 1;
+		p++;
+	}
+	for (n = 0; p[n] && p[n] != ' ' && p[n] != '\t' && p[n] != ';' &&
+		    p[n] != '\n';
+	     n++)
+		;
+	if (!n || n >= sizeof(name))
+		return;
+	memcpy(name, p, n);
+	name[n] = 0;
+	for (i = 0; i < r->nr_synth; i++)
+		if (!strcmp(r->synth[i], name))
+			break;
+	if (remove) {
+		if (i < r->nr_synth) {
+			free(r->synth[i]);
+			r->synth[i] = r->synth[--r->nr_synth];
+		}
+		/* its hist_event is gone: forget the pointer */
+		map_event(r, NULL, "synthetic", name);
+		return;
+	}
+	if (i < r->nr_synth)
+		return;
+	if (r->nr_synth == r->synth_cap) {
+		size_t ncap = r->synth_cap ? 2 * r->synth_cap : 8;
+		char **ns = realloc(r->synth, ncap * sizeof(*ns));
+
+		if (!ns)
+			return;
+		r->synth = ns;
+		r->synth_cap = ncap;
+	}
+	r->synth[r->nr_synth] = xstrdup(name);
+	if (!r->synth[r->nr_synth])
+		return;
+	r->nr_synth++;
+	/* stop feeding recorded copies if the event was mapped before */
+	map_event(r, NULL, "synthetic", name);
+}
+
+/* kprobe/uprobe definitions: the recording already has the formats of
+ * the events they made, so they are accepted as no-ops. */
+static int probe_def(struct replay *r, const char *text)
+{
+	const char *p = text;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!*p) {
+		set_msg(r, "empty probe definition%s%s", "", NULL);
+		return -HIST_EINVAL;
+	}
+	return 0;
+}
+
+static int synth_write(struct replay *r, const char *text, int dynamic)
+{
+	struct hist_error herr;
+	const char *p = text;
+	int rc;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (dynamic && !(p[0] == 's' && p[1] == ':') &&
+	    !(p[0] == '-' && p[1] == ':'))
+		return probe_def(r, text);
+	if (dynamic && p[0] == '-') {
+		/* "-:name" removes a synthetic event or a probe */
+		char name[256];
+		const char *q = p + 2, *slash;
+		size_t n;
+
+		for (n = 0; q[n] && q[n] != ' ' && q[n] != '\t'; n++)
+			;
+		if (n < sizeof(name)) {
+			memcpy(name, q, n);
+			name[n] = 0;
+			slash = strchr(name, '/');
+			if (!is_replay_synth(r, "synthetic",
+					     slash ? slash + 1 : name))
+				return probe_def(r, text);
+		}
+	}
+	memset(&herr, 0, sizeof(herr));
+	rc = hist_synth_parse(r->ctx, text, dynamic, &herr);
+	if (rc == 0)
+		synth_track(r, text, dynamic);
+	return rc;
+}
+
+static int event_file_write(struct replay *r, const char *sys,
+			    const char *name, const char *file,
+			    const char *text)
+{
+	struct hist_error herr;
+	hist_event *ev;
+
+	if (strcmp(file, "trigger") && strcmp(file, "filter") &&
+	    strcmp(file, "enable")) {
+		set_msg(r, "events/%s: not a writable event file%s", file, NULL);
+		return -HIST_EINVAL;
+	}
+	ev = target_event(r, sys, name);
+	if (!ev) {
+		set_msg(r, "no event %s/%s in the recording", sys, name);
+		return -HIST_ENOENT;
+	}
+	memset(&herr, 0, sizeof(herr));
+	if (!strcmp(file, "trigger"))
+		return hist_trigger_parse(ev, text, &herr);
+	if (!strcmp(file, "filter"))
+		return hist_event_set_filter(ev, text, &herr);
+	/* enable: recording is decided by the trace.dat, nothing to do */
+	return 0;
+}
+
+static int do_write(struct replay *r, const char *target, const char *text)
+{
+	char sys[128], ev[128];
+	const char *t = target;
+	size_t len;
+
+	while (*t == '/')
+		t++;
+	if (!strcmp(t, "synthetic_events"))
+		return synth_write(r, text, 0);
+	if (!strcmp(t, "dynamic_events"))
+		return synth_write(r, text, 1);
+	if (!strcmp(t, "kprobe_events") || !strcmp(t, "uprobe_events"))
+		return probe_def(r, text);
+	if (!strcmp(t, "trace_clock") || !strncmp(t, "options/", 8) ||
+	    !strcmp(t, "buffer_size_kb") || !strcmp(t, "tracing_on") ||
+	    !strcmp(t, "saved_cmdlines_size") || !strcmp(t, "trace_marker"))
+		return replay_setting(r, t, text);
+	if (!strncmp(t, "events/", 7)) {
+		const char *p = t + 7, *file = strrchr(p, '/');
+
+		if (file && split_event(p, (size_t)(file - p), sys, ev,
+					sizeof(sys)) == 0)
+			return event_file_write(r, sys, ev, file + 1, text);
+		set_msg(r, "unknown tracefs file %s%s", target, NULL);
+		return -HIST_ENOENT;
+	}
+	len = strlen(t);
+	if (t == target && split_event(t, len, sys, ev, sizeof(sys)) == 0)
+		return event_file_write(r, sys, ev, "trigger", text);
+	set_msg(r, "unknown write target %s%s", target, NULL);
+	return -HIST_ENOENT;
+}
+
+int replay_write(struct replay *r, const char *target, const char *text)
+{
+	int rc;
+
+	r->has_msg = 0;
+	replay_buf_reset(&r->errlog);
+	hist_ctx_clear_error_log(r->ctx);
+	rc = do_write(r, target, text);
+	if (hist_ctx_print_error_log(r->ctx, replay_buf_write, &r->errlog))
+		replay_buf_reset(&r->errlog);
+	return rc;
+}
+
+int replay_setting(struct replay *r, const char *path, const char *value)
+{
+	char v[64];
+	size_t n;
+
+	while (*path == '/')
+		path++;
+	if (!strcmp(path, "trace_clock")) {
+		/* "echo global > trace_clock": trim the newline and blanks */
+		while (*value == ' ' || *value == '\t')
+			value++;
+		n = strcspn(value, " \t\n");
+		if (n >= sizeof(v)) {
+			set_msg(r, "invalid trace clock %s%s", value, NULL);
+			return -HIST_EINVAL;
+		}
+		memcpy(v, value, n);
+		v[n] = 0;
+		if (!valid_clock(v)) {
+			set_msg(r, "invalid trace clock %s%s", v, NULL);
+			return -HIST_EINVAL;
+		}
+		/* the recording already shows the clock's effect */
+		return 0;
+	}
+	/* options/stacktrace, buffer sizes...: the recording already shows
+	 * their effect (kernel_stack records, no lost events) */
+	return 0;
+}
+
+/* ---- markers ------------------------------------------------------ */
+
+int replay_at_marker(struct replay *r, const char *marker, const char *target,
+		     const char *text)
+{
+	struct marker_act *a;
+
+	if (r->nr_acts == r->acts_cap) {
+		size_t ncap = r->acts_cap ? 2 * r->acts_cap : 8;
+		struct marker_act *na = realloc(r->acts, ncap * sizeof(*na));
+
+		if (!na)
+			return -HIST_ENOMEM;
+		r->acts = na;
+		r->acts_cap = ncap;
+	}
+	a = &r->acts[r->nr_acts];
+	a->marker = xstrdup(marker);
+	a->target = xstrdup(target);
+	a->text = xstrdup(text);
+	if (!a->marker || !a->target || !a->text) {
+		free(a->marker);
+		free(a->target);
+		free(a->text);
+		return -HIST_ENOMEM;
+	}
+	r->nr_acts++;
+	if (r->have_print)
+		r->slots[r->print_id].flags |= SLOT_PRINT;
+	return 0;
+}
+
+static void apply_act(struct replay *r, const struct marker_act *a,
+		      uint64_t ts)
+{
+	struct replay_write_res res;
+
+	res.rc = replay_write(r, a->target, a->text);
+	res.target = a->target;
+	res.text = a->text;
+	res.errlog = replay_last_errlog(r);
+	res.msg = replay_last_msg(r);
+	res.marker = a->marker;
+	res.ts = ts;
+	if (r->cb)
+		r->cb(r->cb_arg, &res);
+}
+
+static int pend_push(struct replay *r, size_t act)
+{
+	if (r->pend_head + r->pend_n == r->pend_cap) {
+		size_t ncap = r->pend_cap ? 2 * r->pend_cap : 8;
+		size_t *np;
+
+		if (r->pend_head) {
+			memmove(r->pend, r->pend + r->pend_head,
+				r->pend_n * sizeof(*r->pend));
+			r->pend_head = 0;
+			return pend_push(r, act);
+		}
+		np = realloc(r->pend, ncap * sizeof(*np));
+		if (!np)
+			return -1;
+		r->pend = np;
+		r->pend_cap = ncap;
+	}
+	r->pend[r->pend_head + r->pend_n++] = act;
+	return 0;
+}
+
+static void set_flag(struct replay *r, int have, uint32_t id, uint8_t flag,
+		     int on)
+{
+	if (!have)
+		return;
+	r->slots[id].flags &= (uint8_t)~flag;
+	if (on)
+		r->slots[id].flags |= flag;
+}
+
+/* Watch exactly the records the head of the queue waits for. */
+static void sync_flags(struct replay *r)
+{
+	int wait_sys = r->pend_n && r->pend_stage == STAGE_WRITE;
+	int wait_sched = r->pend_n && r->pend_stage != STAGE_WRITE;
+
+	set_flag(r, r->have_sys_enter, r->sys_enter_id, SLOT_SYSENTER,
+		 wait_sys && r->sys_by_enter);
+	set_flag(r, r->have_sys_write, r->sys_write_id, SLOT_SYSWRITE,
+		 wait_sys && !r->sys_by_enter);
+	set_flag(r, r->have_switch, r->switch_id, SLOT_SWITCH, wait_sched);
+}
+
+/*
+ * A hist command with the `clear` attribute empties the map only after
+ * an RCU grace period (the kernel waits for running triggers first), so
+ * the writer sleeps inside its write(2) and the clear lands when it runs
+ * again.
+ */
+static int waits_for_grace_period(const struct marker_act *a)
+{
+	const char *p = a->text;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (strncmp(p, "hist", 4))
+		return 0;
+	for (p = strchr(p, ':'); p; p = strchr(p + 1, ':'))
+		if (!strncmp(p + 1, "clear", 5) &&
+		    (p[6] == ':' || p[6] == ' ' || p[6] == 0 || p[6] == '\n'))
+			return 1;
+	return 0;
+}
+
+static void pend_pop_apply(struct replay *r)
+{
+	size_t a = r->pend[r->pend_head++];
+
+	r->pend_n--;
+	if (!r->pend_n)
+		r->pend_head = 0;
+	r->pend_stage = STAGE_WRITE;
+	apply_act(r, &r->acts[a], r->cur_ts);
+}
+
+/* Apply what needs no further wait; leave the head waiting otherwise. */
+static void pend_advance(struct replay *r)
+{
+	while (r->pend_n) {
+		const struct marker_act *a = &r->acts[r->pend[r->pend_head]];
+
+		if (r->pend_stage == STAGE_WRITE) {
+			if (r->sys_records)
+				break;		/* until the write(2) entry */
+			r->pend_stage = STAGE_RUN;
+		}
+		if (r->pend_stage != STAGE_RUN)
+			break;			/* until it sleeps and wakes */
+		if (r->have_switch && waits_for_grace_period(a)) {
+			r->pend_stage = STAGE_SLEEP;
+			break;
+		}
+		pend_pop_apply(r);
+	}
+	sync_flags(r);
+}
+
+/* the writer's write(2) has been entered */
+static void pend_write_seen(struct replay *r)
+{
+	if (r->pend_stage != STAGE_WRITE)
+		return;
+	r->pend_stage = STAGE_RUN;
+	pend_advance(r);
+}
+
+static void pend_flush_all(struct replay *r)
+{
+	while (r->pend_n)
+		pend_pop_apply(r);
+	sync_flags(r);
+}
+
+/* Does the recording have the writer's system call entries?  Asks the
+ * scan pass (only in marker_sync mode, only when a marker fires). */
+static void probe_syscall_records(struct replay *r)
+{
+	struct replay_hist_db *db;
+
+	if (r->sys_probed)
+		return;
+	r->sys_probed = 1;
+	db = get_db(r);
+	if (!db)
+		return;
+	if (r->have_sys_enter && replay_db_count(db, r->sys_enter_id)) {
+		r->sys_records = 1;
+		r->sys_by_enter = 1;
+	} else if (r->have_sys_write && replay_db_count(db, r->sys_write_id)) {
+		r->sys_records = 1;
+	}
+}
+
+static void on_print(struct replay *r, const struct hist_ftrace_record *rec,
+		     int32_t pid)
+{
+	const char *text;
+	size_t len, i;
+	int queued = 0;
+
+	if (r->print_buf_off >= rec->len)
+		return;
+	text = (const char *)rec->data + r->print_buf_off;
+	len = strnlen(text, rec->len - r->print_buf_off);
+	if (len && text[len - 1] == '\n')
+		len--;
+	/* anything left from an earlier marker of the same writer is late */
+	if (r->pend_n && pid == r->pend_pid)
+		pend_flush_all(r);
+	for (i = 0; i < r->nr_acts; i++) {
+		const struct marker_act *a = &r->acts[i];
+
+		if (strlen(a->marker) != len || memcmp(a->marker, text, len))
+			continue;
+		if (r->opts.marker_sync) {
+			if (r->pend_n && pid != r->pend_pid)
+				pend_flush_all(r);
+			probe_syscall_records(r);
+			if (pend_push(r, i) == 0) {
+				if (r->pend_n == 1)
+					r->pend_stage = STAGE_WRITE;
+				r->pend_pid = pid;
+				queued = 1;
+				continue;
+			}
+		}
+		apply_act(r, a, rec->ts);
+	}
+	if (queued)
+		pend_advance(r);
+}
+
+static void on_switch(struct replay *r, const struct hist_ftrace_record *rec)
+{
+	int64_t prev = 0, next = 0, state = 0;
+
+	if (!r->pend_n)
+		return;
+	if ((uint64_t)r->sw_prev_pid + 4 <= rec->len)
+		memcpy(&prev, rec->data + r->sw_prev_pid, 4);
+	if ((uint64_t)r->sw_next_pid + 4 <= rec->len)
+		memcpy(&next, rec->data + r->sw_next_pid, 4);
+	if ((uint64_t)r->sw_prev_state + r->sw_state_size <= rec->len)
+		memcpy(&state, rec->data + r->sw_prev_state, r->sw_state_size);
+	prev = (int32_t)prev;
+	next = (int32_t)next;
+	/* TASK_UNINTERRUPTIBLE: waiting for the grace period */
+	if (r->pend_stage == STAGE_SLEEP && prev == r->pend_pid && (state & 2))
+		r->pend_stage = STAGE_ASLEEP;
+	else if (r->pend_stage == STAGE_ASLEEP && next == r->pend_pid)
+		pend_pop_apply(r);
+	else
+		return;
+	pend_advance(r);
+}
+
+/* ---- the run ------------------------------------------------------ */
+
+/*
+ * Progress on a terminal: records so far.  No percentage: the per-CPU
+ * streams lie in different parts of the file, so the offset of the
+ * current record says little about how much is left.
+ */
+static void progress(struct replay *r, int done)
+{
+	if (done)
+		fprintf(stderr, "\r%*s\r", 40, "");
+	else
+		fprintf(stderr, "\rhist-replay: %llu records...",
+			(unsigned long long)r->idx);
+}
+
+static void slow_path(struct replay *r, struct slot *s,
+		      const struct hist_ftrace_record *rec, int32_t pid)
+{
+	if ((s->flags & SLOT_PRINT) && rec->type == r->print_id)
+		on_print(r, rec, pid);
+	if ((s->flags & SLOT_SYSENTER) && pid == r->pend_pid) {
+		uint64_t nr = 0;
+
+		if ((uint64_t)r->sys_enter_nr_off + 8 <= rec->len)
+			memcpy(&nr, rec->data + r->sys_enter_nr_off, 8);
+		/* x86_64 __NR_write: the recordings are x86_64 */
+		if (nr == 1)
+			pend_write_seen(r);
+	}
+	if ((s->flags & SLOT_SYSWRITE) && pid == r->pend_pid)
+		pend_write_seen(r);
+	if ((s->flags & SLOT_SWITCH) && rec->type == r->switch_id)
+		on_switch(r, rec);
+}
+
+/* give up on a file that is damaged beyond this many places */
+#define MAX_ERRORS 1000
+
+int replay_run(struct replay *r)
+{
+	struct hist_ftrace_record rec;
+	struct hist_hit hit;
+	uint64_t nr_err = 0;
+	int ret;
+
+	memset(&hit, 0, sizeof(hit));
+	memset(&rec, 0, sizeof(rec));
+	for (;;) {
+		struct slot *s;
+		int32_t pid = -1;
+
+		ret = hist_tracedat_next(r->td, &rec);
+		if (ret == 0)
+			break;
+		if (ret < 0) {
+			/*
+			 * The reader skips what it cannot decode and carries
+			 * on; keep the first message and replay the rest.
+			 */
+			if (!nr_err++) {
+				const char *e = hist_tracedat_error(r->td);
+
+				snprintf(r->err, sizeof(r->err), "%s: %s",
+					 r->path, e && e[0] ? e :
+					 "corrupt record stream");
+			}
+			if (nr_err >= MAX_ERRORS)
+				break;
+			continue;
+		}
+		r->idx++;
+		if (r->opts.progress && !(r->idx & 0xfffff))
+			progress(r, 0);
+		if (rec.type >= r->nr_slots)
+			continue;
+		r->counts[rec.type]++;
+		s = &r->slots[rec.type];
+		if (!s->flags)
+			continue;
+		r->cur_ts = rec.ts;
+		if ((uint64_t)s->pid_off + 4 <= rec.len)
+			memcpy(&pid, rec.data + s->pid_off, 4);
+		if ((s->flags & SLOT_FEED) && hist_event_active(s->ev)) {
+			hit.ts = rec.ts;
+			hit.cpu = rec.cpu;
+			hit.pid = pid;
+			hist_event_hit(s->ev, rec.data, rec.len, &hit);
+		}
+		if (s->flags & (SLOT_PRINT | SLOT_SYSENTER | SLOT_SYSWRITE |
+				SLOT_SWITCH))
+			slow_path(r, s, &rec, pid);
+	}
+	if (r->opts.progress)
+		progress(r, 1);
+	/* writes still waiting for their moment happen now */
+	if (r->pend_n)
+		pend_flush_all(r);
+	if (nr_err > 1) {
+		size_t l = strlen(r->err);
+
+		snprintf(r->err + l, sizeof(r->err) - l, " (%llu damaged "
+			 "places skipped%s)", (unsigned long long)nr_err,
+			 nr_err >= MAX_ERRORS ? ", gave up" : "");
+	}
+	return nr_err ? -HIST_EINVAL : 0;
+}
+
+size_t replay_nr_counts(const struct replay *r)
+{
+	return r->nr_slots;
+}
+
+int replay_count(const struct replay *r, size_t i, const char **system,
+		 const char **name, uint64_t *count)
+{
+	const struct hist_ftrace_event *fe;
+
+	if (i >= r->nr_slots || !r->counts[i])
+		return 0;
+	fe = hist_tracedat_event_by_id(r->td, (uint32_t)i);
+	if (!fe)
+		return 0;
+	*system = fe->desc.system;
+	*name = fe->desc.name;
+	*count = r->counts[i];
+	return 1;
+}

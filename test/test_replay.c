@@ -1,0 +1,687 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hist-replay as a user sees it (run as a subprocess: exit status,
+ * stderr, the -o layout, --at-marker, --json, damaged input), the replay
+ * engine's task-name history, and a self-test of the conformance
+ * comparator (the rule must accept tied entries in any order and reject
+ * every real difference).
+ *
+ * Run from the repository root (make check does); the tool is looked up
+ * next to this program: BUILD/test/test_replay -> BUILD/hist-replay.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "conf.h"
+
+#define CASES "test/conformance/cases"
+
+static char tool[4096];
+static char tmpdir[256];
+
+struct run {
+	int status;	/* exit status, or 128 + signal */
+	char *out, *err;
+};
+
+static char *slurp(const char *path)
+{
+	char *s = conf_read_file(path, NULL);
+
+	return s ? s : calloc(1, 1);
+}
+
+/* Run the tool with ARGV (NULL-terminated, argv[0] ignored). */
+static struct run run_tool(const char *const *argv)
+{
+	struct run r = { -1, NULL, NULL };
+	char out[512], err[512];
+	const char *av[64];
+	pid_t pid;
+	int st, i;
+
+	snprintf(out, sizeof(out), "%s/stdout", tmpdir);
+	snprintf(err, sizeof(err), "%s/stderr", tmpdir);
+	av[0] = tool;
+	for (i = 1; argv[i] && i < 63; i++)
+		av[i] = argv[i];
+	av[i] = NULL;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		if (!freopen(out, "w", stdout) || !freopen(err, "w", stderr))
+			_exit(126);
+		execv(tool, (char *const *)av);
+		_exit(127);
+	}
+	if (pid < 0)
+		return r;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	r.out = slurp(out);
+	r.err = slurp(err);
+	return r;
+}
+
+static void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+static int file_has(const char *path, const char *needle)
+{
+	char *s = conf_read_file(path, NULL);
+	int ok = s && strstr(s, needle);
+
+	free(s);
+	return ok;
+}
+
+/* ---- the tool ---------------------------------------------------------- */
+
+static void test_bad_trigger_keeps_going(void)
+{
+	const char *av[] = { "", "-t", "sched/sched_switch hist:keys=nosuchfield",
+			     "-t", "raw_syscalls/sys_enter hist:keys=common_pid",
+			     CASES "/g02-execname-sort-desc/trace.dat", NULL };
+	struct run r = run_tool(av);
+
+	T_EQ(r.status, 1);
+	T_ASSERT(r.err && strstr(r.err, "hist:sched:sched_switch: error: "
+				 "Couldn't find field"));
+	T_ASSERT(r.err && strstr(r.err, "  Command: hist:keys=nosuchfield"));
+	/* the other trigger still ran over the whole recording */
+	T_ASSERT(r.out && strstr(r.out, "    Hits: 733\n"));
+	run_free(&r);
+}
+
+static void test_output_dir(void)
+{
+	char dir[512], p[600];
+	const char *av[] = { "", "-o", dir, "-t",
+			     "raw_syscalls/sys_enter hist:keys=common_pid",
+			     "-t", "sched/sched_switch hist:keys=bogus",
+			     CASES "/g02-execname-sort-desc/trace.dat", NULL };
+	struct run r;
+
+	snprintf(dir, sizeof(dir), "%s/out/nested", tmpdir);
+	r = run_tool(av);
+	T_EQ(r.status, 1);
+	T_STREQ(r.out, "");
+	snprintf(p, sizeof(p), "%s/events/raw_syscalls/sys_enter/hist", dir);
+	T_ASSERT(file_has(p, "# event histogram\n"));
+	T_ASSERT(file_has(p, "    Hits: 733\n"));
+	snprintf(p, sizeof(p), "%s/events/raw_syscalls/sys_enter/trigger", dir);
+	T_ASSERT(file_has(p, "hist:keys=common_pid:vals=hitcount:sort=hitcount:"
+			  "size=2048 [active]\n"));
+	/* the rejected trigger's event: no hist, no triggers */
+	snprintf(p, sizeof(p), "%s/events/sched/sched_switch/trigger", dir);
+	T_ASSERT(file_has(p, "# Available triggers:"));
+	snprintf(p, sizeof(p), "%s/error_log", dir);
+	T_ASSERT(file_has(p, "error: Couldn't find field"));
+	run_free(&r);
+}
+
+static void test_trigger_file(void)
+{
+	char tf[512];
+	FILE *f;
+	const char *av[] = { "", "-T", tf,
+			     CASES "/g46-kprobe-event-hist/trace.dat", NULL };
+	struct run r;
+
+	snprintf(tf, sizeof(tf), "%s/triggers", tmpdir);
+	f = fopen(tf, "w");
+	T_ASSERT(f != NULL);
+	if (!f)
+		return;
+	fputs("# a comment\n\n"
+	      "kprobe_events\tp:oracle/filp_open do_filp_open dfd=%di:s32\n"
+	      "oracle/filp_open\thist:keys=common_pid:vals=hitcount:"
+	      "sort=common_pid\n", f);
+	fclose(f);
+	r = run_tool(av);
+	T_EQ(r.status, 0);
+	T_STREQ(r.err, "");
+	T_ASSERT(r.out && strstr(r.out, "# trigger info: hist:keys=common_pid:"
+				 "vals=hitcount:sort=common_pid:size=2048 "
+				 "[active]"));
+	run_free(&r);
+}
+
+static unsigned long long hits_of(const char *out)
+{
+	const char *p = out ? strstr(out, "Hits: ") : NULL;
+
+	return p ? strtoull(p + 6, NULL, 10) : ~0ull;
+}
+
+static void test_at_marker(void)
+{
+	const char *trig = "sched/sched_switch hist:keys=prev_pid:vals=hitcount:"
+			   "sort=prev_pid";
+	const char *mark = "oracle: before clear\tsched/sched_switch\t"
+			   "hist:keys=prev_pid:vals=hitcount:sort=prev_pid:clear";
+	const char *plain[] = { "", "-t", trig, CASES "/g27-clear/trace.dat",
+				NULL };
+	const char *at[] = { "", "-t", trig, "--at-marker", mark,
+			     CASES "/g27-clear/trace.dat", NULL };
+	const char *sync[] = { "", "-t", trig, "--at-marker", mark,
+			       "--marker-sync", CASES "/g27-clear/trace.dat",
+			       NULL };
+	const char *bad[] = { "", "--at-marker", "no tabs here",
+			      CASES "/g27-clear/trace.dat", NULL };
+	struct run a = run_tool(plain), b = run_tool(at), c = run_tool(sync),
+		   d = run_tool(bad);
+
+	T_EQ(a.status, 0);
+	T_EQ(b.status, 0);
+	T_EQ(c.status, 0);
+	T_ASSERT(hits_of(b.out) < hits_of(a.out));
+	/* the kernel's Hits: the clear landed after the writer slept */
+	T_EQU(hits_of(c.out), 43);
+	T_EQU(hits_of(b.out), 47);
+	T_EQ(d.status, 2);
+	T_ASSERT(d.err && strstr(d.err, "--at-marker"));
+	run_free(&a);
+	run_free(&b);
+	run_free(&c);
+	run_free(&d);
+}
+
+static void test_synthetic_copies_skipped(void)
+{
+	const char *tr = CASES "/g33-onmatch-trace/trace.dat";
+	const char *recorded[] = { "", "-t", "synthetic/wakeup_latency "
+				   "hist:keys=pid", tr, NULL };
+	const char *defined[] = { "", "-s", "wakeup_latency u64 lat; pid_t pid; "
+				  "char comm[16]", "-t", "synthetic/wakeup_latency"
+				  " hist:keys=pid", tr, NULL };
+	struct run a = run_tool(recorded), b = run_tool(defined);
+
+	/* without -s the recorded synthetic events are ordinary records */
+	T_EQ(a.status, 0);
+	T_EQU(hits_of(a.out), 8);
+	/* with -s libhist raises them itself: the recorded copies go */
+	T_EQ(b.status, 0);
+	T_EQU(hits_of(b.out), 0);
+	run_free(&a);
+	run_free(&b);
+}
+
+/* A minimal JSON syntax check: value at *P, advancing it. */
+static int json_value(const char **p, int depth);
+
+static void json_ws(const char **p)
+{
+	while (**p == ' ' || **p == '\n' || **p == '\t' || **p == '\r')
+		(*p)++;
+}
+
+static int json_string(const char **p)
+{
+	if (**p != '"')
+		return 0;
+	for ((*p)++; **p && **p != '"'; (*p)++) {
+		if ((unsigned char)**p < 0x20)
+			return 0;
+		if (**p == '\\') {
+			(*p)++;
+			if (!strchr("\"\\/bfnrtu", **p) || !**p)
+				return 0;
+		}
+	}
+	if (**p != '"')
+		return 0;
+	(*p)++;
+	return 1;
+}
+
+static int json_value(const char **p, int depth)
+{
+	json_ws(p);
+	if (depth > 64)
+		return 0;
+	if (**p == '{' || **p == '[') {
+		char close = **p == '{' ? '}' : ']';
+		int obj = **p == '{';
+
+		(*p)++;
+		json_ws(p);
+		if (**p == close) {
+			(*p)++;
+			return 1;
+		}
+		for (;;) {
+			json_ws(p);
+			if (obj) {
+				if (!json_string(p))
+					return 0;
+				json_ws(p);
+				if (**p != ':')
+					return 0;
+				(*p)++;
+			}
+			if (!json_value(p, depth + 1))
+				return 0;
+			json_ws(p);
+			if (**p == ',') {
+				(*p)++;
+				continue;
+			}
+			if (**p != close)
+				return 0;
+			(*p)++;
+			return 1;
+		}
+	}
+	if (**p == '"')
+		return json_string(p);
+	if (!strncmp(*p, "true", 4) || !strncmp(*p, "null", 4)) {
+		*p += 4;
+		return 1;
+	}
+	if (!strncmp(*p, "false", 5)) {
+		*p += 5;
+		return 1;
+	}
+	if (**p == '-' || (**p >= '0' && **p <= '9')) {
+		char *end;
+
+		strtod(*p, &end);
+		if (end == *p)
+			return 0;
+		*p = end;
+		return 1;
+	}
+	return 0;
+}
+
+static int json_valid(const char *s)
+{
+	const char *p = s;
+
+	if (!s || !json_value(&p, 0))
+		return 0;
+	json_ws(&p);
+	return *p == 0;
+}
+
+static void test_json(void)
+{
+	const char *av[] = { "", "--json", "-t",
+			     "raw_syscalls/sys_enter hist:keys=common_pid.execname,"
+			     "id.syscall:vals=hitcount:sort=hitcount.descending",
+			     "-t", "sched/sched_process_exec hist:keys=stacktrace",
+			     CASES "/g18-stacktrace-key/trace.dat", NULL };
+	const char *av2[] = { "", "--json", "-t",
+			      "raw_syscalls/sys_enter hist:keys=common_pid.execname",
+			      "-t", "sched/sched_switch hist:keys=prev_comm:"
+			      "vals=hitcount,prev_prio.percent",
+			      CASES "/g02-execname-sort-desc/trace.dat", NULL };
+	struct run r = run_tool(av), r2 = run_tool(av2);
+
+	T_EQ(r.status, 0);
+	T_ASSERT(json_valid(r.out));
+	T_ASSERT(r.out && strstr(r.out, "\"frames\": ["));
+	T_EQ(r2.status, 0);
+	T_ASSERT(json_valid(r2.out));
+	T_ASSERT(r2.out && strstr(r2.out, "\"name\": \"prev_prio (%)\""));
+	T_ASSERT(r2.out && strstr(r2.out, "{ \"name\": \"common_pid\", "
+				  "\"value\": 124, \"text\": \"sh [ 124]\" }"));
+	T_ASSERT(r2.out && strstr(r2.out, "\"totals\": { \"hits\": 733, "
+				  "\"entries\": 19, \"dropped\": 0 }"));
+	if (!json_valid(r.out))
+		printf("# %s\n", r.out ? r.out : "(null)");
+	run_free(&r);
+	run_free(&r2);
+}
+
+static void test_usage_errors(void)
+{
+	const char *none[] = { "", NULL };
+	const char *badopt[] = { "", "--frobnicate", "x.dat", NULL };
+	const char *badt[] = { "", "-t", "no-command", "x.dat", NULL };
+	const char *help[] = { "", "--help", NULL };
+	const char *ver[] = { "", "--version", NULL };
+	const char *missing[] = { "", "-T", "/nonexistent/triggers", "x.dat",
+				  NULL };
+	struct run a = run_tool(none), b = run_tool(badopt), c = run_tool(badt),
+		   d = run_tool(help), e = run_tool(ver), f = run_tool(missing);
+
+	T_EQ(a.status, 2);
+	T_ASSERT(a.err && strstr(a.err, "missing TRACE.dat"));
+	T_EQ(b.status, 2);
+	T_EQ(c.status, 2);
+	T_ASSERT(c.err && strstr(c.err, "-t wants"));
+	T_EQ(d.status, 0);
+	T_ASSERT(d.out && strstr(d.out, "--at-marker"));
+	T_EQ(e.status, 0);
+	T_ASSERT(e.out && strstr(e.out, "hist-replay (libhist) "));
+	T_EQ(f.status, 2);
+	T_ASSERT(f.err && strstr(f.err, "/nonexistent/triggers"));
+	run_free(&a);
+	run_free(&b);
+	run_free(&c);
+	run_free(&d);
+	run_free(&e);
+	run_free(&f);
+}
+
+static void write_bytes(const char *path, const char *buf, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (f) {
+		fwrite(buf, 1, len, f);
+		fclose(f);
+	}
+}
+
+static void test_damaged_input(void)
+{
+	size_t len = 0, cuts[] = { 0, 7, 100, 3000, 20000, 60000, 80000 }, i;
+	char *src = conf_read_file(CASES "/g02-execname-sort-desc/trace.dat",
+				   &len);
+	char path[512];
+	const char *av[] = { "", "-t", "raw_syscalls/sys_enter hist:keys=common_pid",
+			     path, NULL };
+	const char *nofile[] = { "", "/nonexistent/trace.dat", NULL };
+	struct run r;
+
+	T_ASSERT(src != NULL);
+	if (!src)
+		return;
+	snprintf(path, sizeof(path), "%s/damaged.dat", tmpdir);
+	for (i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		if (cuts[i] >= len)
+			continue;
+		/* truncated: a clear message, exit 2, never a crash */
+		write_bytes(path, src, cuts[i]);
+		r = run_tool(av);
+		if (r.status != 2)
+			printf("#   cut at %zu: status %d\n", cuts[i], r.status);
+		T_EQ(r.status, 2);
+		T_ASSERT(r.err && strstr(r.err, "damaged.dat"));
+		run_free(&r);
+	}
+	/* corrupted bytes in the middle */
+	for (i = 1; i < 8; i++) {
+		size_t at = len * i / 8, k;
+		char *copy = malloc(len);
+
+		if (!copy)
+			break;
+		memcpy(copy, src, len);
+		for (k = 0; k < 64 && at + k < len; k++)
+			copy[at + k] = (char)(0xa5 ^ k);
+		write_bytes(path, copy, len);
+		free(copy);
+		r = run_tool(av);
+		/* whatever the reader makes of it: no crash, no hang */
+		T_ASSERT(r.status == 0 || r.status == 1 || r.status == 2);
+		if (r.status == 2)
+			T_ASSERT(r.err && strstr(r.err, "damaged.dat"));
+		run_free(&r);
+	}
+	r = run_tool(nofile);
+	T_EQ(r.status, 2);
+	T_ASSERT(r.err && strstr(r.err, "/nonexistent/trace.dat"));
+	run_free(&r);
+	free(src);
+}
+
+/* ---- the engine: task names --------------------------------------------- */
+
+static void test_comm_history(void)
+{
+	char err[512], comm[16];
+	struct replay *r = replay_open(CASES "/g02-execname-sort-desc/trace.dat",
+				       NULL, err, sizeof(err));
+	struct hist_tracedat *td;
+	struct hist_ftrace_record rec;
+	const struct hist_ftrace_event *rename;
+	uint64_t idx = 0, first = 0, renamed[2] = { 0, 0 };
+	int nr = 0;
+
+	T_ASSERT(r != NULL);
+	if (!r) {
+		printf("# %s\n", err);
+		return;
+	}
+	/* find pid 157's records: its first, and its two renames
+	 * (sh -> exe at exec, exe -> sleep by busybox) */
+	td = hist_tracedat_open(CASES "/g02-execname-sort-desc/trace.dat", err,
+				sizeof(err));
+	T_ASSERT(td != NULL);
+	if (!td) {
+		replay_close(r);
+		return;
+	}
+	rename = hist_tracedat_find_event(td, "task", "task_rename");
+	T_ASSERT(rename != NULL);
+	while (rename && hist_tracedat_next(td, &rec) > 0) {
+		int32_t pid;
+
+		idx++;
+		memcpy(&pid, rec.data + 4, 4);
+		if (pid != 157)
+			continue;
+		if (!first)
+			first = idx;
+		if (rec.type == rename->desc.id && nr < 2)
+			renamed[nr++] = idx;
+	}
+	hist_tracedat_close(td);
+	T_EQ(nr, 2);
+	/* before exec the task was still the shell's child: "sh" */
+	replay_comm_at(r, 157, first, comm);
+	T_STREQ(comm, "sh");
+	/* task_rename fires before the name changes */
+	replay_comm_at(r, 157, renamed[0], comm);
+	T_STREQ(comm, "sh");
+	replay_comm_at(r, 157, renamed[0] + 1, comm);
+	T_STREQ(comm, "exe");
+	replay_comm_at(r, 157, renamed[1] + 1, comm);
+	T_STREQ(comm, "sleep");
+	/* and the history may be asked out of order */
+	replay_comm_at(r, 157, first, comm);
+	T_STREQ(comm, "sh");
+	replay_comm_at(r, 0, first, comm);
+	T_STREQ(comm, "<idle>");
+	/* a pid never seen: saved_cmdlines, else <...> */
+	replay_comm_at(r, 999999, first, comm);
+	T_STREQ(comm, "<...>");
+	replay_close(r);
+}
+
+static void test_write_targets(void)
+{
+	char err[512];
+	struct replay *r = replay_open(CASES "/g02-execname-sort-desc/trace.dat",
+				       NULL, err, sizeof(err));
+
+	T_ASSERT(r != NULL);
+	if (!r)
+		return;
+	T_EQ(replay_write(r, "sched/no_such_event", "hist:keys=pid"),
+	     -HIST_ENOENT);
+	T_ASSERT(replay_last_msg(r) != NULL);
+	T_EQ(replay_write(r, "/events/sched/sched_switch/filter",
+			  "prev_pid > 0"), 0);
+	T_EQ(replay_write(r, "/events/sched/sched_switch/trigger",
+			  "hist:keys=prev_pid"), 0);
+	T_EQ(replay_write(r, "kprobe_events", "p:myprobe do_sys_open"), 0);
+	T_EQ(replay_write(r, "nonsense", "x"), -HIST_ENOENT);
+	T_EQ(replay_setting(r, "trace_clock", "mono\n"), 0);
+	T_EQ(replay_setting(r, "trace_clock", "sundial"), -HIST_EINVAL);
+	T_EQ(replay_run(r), 0);
+	T_EQ(replay_nr_events(r), 1);
+	replay_close(r);
+}
+
+/* ---- the comparator ----------------------------------------------------- */
+
+static int for_each_hist(void (*fn)(const char *text, void *arg), void *arg)
+{
+	DIR *d = opendir(CASES), *hd;
+	struct dirent *de, *he;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char p[1024];
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), CASES "/%s/expected/hist", de->d_name);
+		hd = opendir(p);
+		if (!hd)
+			continue;
+		while ((he = readdir(hd))) {
+			char f[2048], *text, **sec;
+			size_t ns, i;
+
+			if (he->d_name[0] == '.')
+				continue;
+			snprintf(f, sizeof(f), "%s/%s", p, he->d_name);
+			text = conf_read_file(f, NULL);
+			if (!text)
+				continue;
+			ns = conf_split_sections(text, &sec);
+			for (i = 0; i < ns; i++) {
+				fn(sec[i], arg);
+				n++;
+			}
+			conf_free_strv(sec, ns);
+			free(text);
+		}
+		closedir(hd);
+	}
+	closedir(d);
+	return n;
+}
+
+struct mut_stats {
+	int how, applied, wrong;
+};
+
+static void mut_one(const char *sec, void *arg)
+{
+	struct mut_stats *st = arg;
+	struct replay_buf d = { 0 };
+	char *m;
+	int rc;
+
+	if (st->how < 0) {
+		/* every kernel hist equals itself */
+		if (conf_compare_section(sec, sec, 0, &d))
+			st->wrong++;
+		st->applied++;
+		replay_buf_free(&d);
+		return;
+	}
+	m = conf_mutate(sec, st->how);
+	if (!m)
+		return;
+	st->applied++;
+	rc = conf_compare_section(sec, m, 0, &d);
+	if (rc != (st->how != CONF_MUT_SHUFFLE_TIES)) {
+		st->wrong++;
+		if (st->wrong < 3)
+			printf("#   mutation %d judged %s:\n%s\n", st->how,
+			       rc ? "different" : "equal", m);
+	}
+	replay_buf_free(&d);
+	free(m);
+}
+
+static void check_mutation(int how, int min_applied)
+{
+	struct mut_stats st = { how, 0, 0 };
+	int n = for_each_hist(mut_one, &st);
+
+	T_ASSERT(n >= 100);
+	T_ASSERT(st.applied >= min_applied);
+	T_EQ(st.wrong, 0);
+}
+
+static void test_compare_self(void) { check_mutation(-1, 100); }
+static void test_compare_ties(void) { check_mutation(CONF_MUT_SHUFFLE_TIES, 50); }
+static void test_compare_swap(void) { check_mutation(CONF_MUT_SWAP_UNTIED, 50); }
+static void test_compare_drop(void) { check_mutation(CONF_MUT_DROP_ENTRY, 100); }
+static void test_compare_hitcount(void) { check_mutation(CONF_MUT_HITCOUNT, 100); }
+static void test_compare_hits(void) { check_mutation(CONF_MUT_HITS, 100); }
+
+static void test_errlog_norm(void)
+{
+	char *s = conf_errlog_norm("[    6.487656] hist:a:b: error: X\n"
+				   "  Command: hist:keys=[x]\n"
+				   "           ^\n"
+				   "[12345.000001] synthetic_events: error: Y\n");
+
+	T_STREQ(s, "hist:a:b: error: X\n  Command: hist:keys=[x]\n"
+		   "           ^\nsynthetic_events: error: Y\n");
+	free(s);
+}
+
+int main(int argc, char **argv)
+{
+	const char *slash = strrchr(argv[0], '/');
+	size_t dl;
+
+	(void)argc;
+	/* BUILD/test/test_replay -> BUILD/hist-replay */
+	dl = slash ? (size_t)(slash - argv[0]) : 0;
+	if (dl >= 5 && !strncmp(argv[0] + dl - 5, "/test", 5))
+		dl -= 5;
+	else if (dl == 4 && !strncmp(argv[0], "test", 4))
+		dl = 0;
+	snprintf(tool, sizeof(tool), "%.*s%shist-replay", (int)dl, argv[0],
+		 dl ? "/" : "");
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_replay.XXXXXX");
+	if (!mkdtemp(tmpdir)) {
+		printf("not ok 1 - mkdtemp: %s\n0 passed, 1 failed\n",
+		       strerror(errno));
+		return 1;
+	}
+	if (access(tool, X_OK)) {
+		printf("not ok 1 - %s: %s\n0 passed, 1 failed\n", tool,
+		       strerror(errno));
+		return 1;
+	}
+	T_RUN(test_bad_trigger_keeps_going);
+	T_RUN(test_output_dir);
+	T_RUN(test_trigger_file);
+	T_RUN(test_at_marker);
+	T_RUN(test_synthetic_copies_skipped);
+	T_RUN(test_json);
+	T_RUN(test_usage_errors);
+	T_RUN(test_damaged_input);
+	T_RUN(test_comm_history);
+	T_RUN(test_write_targets);
+	T_RUN(test_compare_self);
+	T_RUN(test_compare_ties);
+	T_RUN(test_compare_swap);
+	T_RUN(test_compare_drop);
+	T_RUN(test_compare_hitcount);
+	T_RUN(test_compare_hits);
+	T_RUN(test_errlog_norm);
+	{
+		char cmd[600];
+
+		/* tmpdir holds only what this program wrote */
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+		if (system(cmd))
+			printf("# could not remove %s\n", tmpdir);
+	}
+	return T_DONE();
+}
