@@ -80,9 +80,13 @@ check-tsan:
 	$(MAKE) BUILD=build-tsan OPT="-O1 -g" SAN="-fsanitize=thread" \
 		TSAN_ONLY=1 check
 
+# The README's first command: system calls per process and per system call
+# name, from a real recording of a compile/find/tar/python workload.
 demo: all
-	$(REPLAY) -t 'raw_syscalls/sys_enter hist:keys=common_pid.execname:vals=hitcount:sort=hitcount.descending' \
-		test/data/syscalls.v7-zstd.dat
+	$(REPLAY) \
+	  -t 'raw_syscalls/sys_enter hist:keys=common_pid.execname:vals=hitcount:sort=hitcount.descending' \
+	  -t 'raw_syscalls/sys_enter hist:keys=id.syscall:vals=hitcount:sort=hitcount.descending' \
+	  test/data/syscalls.v7-zstd.dat
 
 clean:
 	rm -rf build build-asan build-tsan
