@@ -12,10 +12,38 @@
 #ifndef HIST_PLATFORM_H
 #define HIST_PLATFORM_H
 
+/* Freestanding headers only: the compiler provides these everywhere. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+
+#ifdef HIST_FREESTANDING
+/*
+ * No C library: these are the only libc functions the core calls.
+ * src/core/freestanding.c provides them (a port may provide faster ones
+ * and leave that file out); they keep their standard names because the
+ * compiler itself emits calls to memcpy/memset/memmove/memcmp.
+ */
+void *memcpy(void *restrict d, const void *restrict s, size_t n);
+void *memmove(void *d, const void *s, size_t n);
+void *memset(void *d, int c, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+void *memchr(const void *s, int c, size_t n);
+size_t strlen(const char *s);
+size_t strnlen(const char *s, size_t n);
+int strcmp(const char *a, const char *b);
+int strncmp(const char *a, const char *b, size_t n);
+char *strchr(const char *s, int c);
+char *strrchr(const char *s, int c);
+char *strstr(const char *h, const char *n);
+/* Bytes of the static arena that replaces malloc (hist_set_allocator()
+ * can still install another allocator). */
+#ifndef HIST_ARENA_SIZE
+#define HIST_ARENA_SIZE (8u << 20)
+#endif
+#else
 #include <string.h>
+#endif
 
 #if defined(__GNUC__) || defined(__clang__)
 #define hist__likely(x) __builtin_expect(!!(x), 1)

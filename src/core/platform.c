@@ -3,6 +3,7 @@
 #include "libhist.h"
 #include "platform.h"
 
+#ifndef HIST_FREESTANDING
 #include <stdlib.h>
 
 static void *default_alloc(void *data, size_t size)
@@ -16,6 +17,72 @@ static void default_free(void *data, void *p)
 	(void)data;
 	free(p);
 }
+#else
+/*
+ * No malloc: a first-fit allocator over a static arena.  Allocation only
+ * happens on the control thread (contract rule 1 of libhist.h), so it
+ * needs no lock.  Blocks carry a 16-byte header {size, used}; free blocks
+ * are merged with the following free block when freed or passed over.
+ */
+struct arena_hdr {
+	size_t size; /* bytes of the block, header included */
+	size_t used;
+};
+
+static unsigned char arena[HIST_ARENA_SIZE] HIST__ALIGNED(16);
+static bool arena_ready;
+
+static struct arena_hdr *arena_next(struct arena_hdr *h)
+{
+	unsigned char *n = (unsigned char *)h + h->size;
+
+	return n < arena + sizeof(arena) ? (struct arena_hdr *)(void *)n : NULL;
+}
+
+static void *default_alloc(void *data, size_t size)
+{
+	struct arena_hdr *h, *n;
+	size_t need = (size + sizeof(*h) + 15) & ~(size_t)15;
+
+	(void)data;
+	if (!arena_ready) {
+		h = (struct arena_hdr *)(void *)arena;
+		h->size = sizeof(arena);
+		h->used = 0;
+		arena_ready = true;
+	}
+	if (size > sizeof(arena))
+		return NULL;
+	for (h = (struct arena_hdr *)(void *)arena; h; h = arena_next(h)) {
+		if (h->used)
+			continue;
+		while ((n = arena_next(h)) && !n->used)
+			h->size += n->size;
+		if (h->size < need)
+			continue;
+		if (h->size - need >= sizeof(*h) + 16) {
+			n = (struct arena_hdr *)(void *)((unsigned char *)h + need);
+			n->size = h->size - need;
+			n->used = 0;
+			h->size = need;
+		}
+		h->used = 1;
+		memset(h + 1, 0, h->size - sizeof(*h));
+		return h + 1;
+	}
+	return NULL;
+}
+
+static void default_free(void *data, void *p)
+{
+	struct arena_hdr *h = (struct arena_hdr *)p - 1, *n;
+
+	(void)data;
+	h->used = 0;
+	while ((n = arena_next(h)) && !n->used)
+		h->size += n->size;
+}
+#endif
 
 static struct hist_allocator allocator = { default_alloc, default_free, NULL };
 
