@@ -1033,11 +1033,15 @@ static void test_kallsyms(void)
 		T_EQ(n, (int)strlen(g08[i].ps));
 	}
 	/* Every kmalloc call site in the file resolves. */
+	n = 0;
 	while (hist_tracedat_next(td, &r) > 0) {
 		uint64_t cs = rd32(r.data + 8) | (uint64_t)rd32(r.data + 12) << 32;
 
 		T_ASSERT(hist_tracedat_sym(td, cs, 1, buf, sizeof(buf)) > 0);
+		n++;
 	}
+	T_EQ(n, 218);	/* expected/event-counts.tsv */
+	T_STREQ(hist_tracedat_clock(td), "global");
 	T_EQ(hist_tracedat_sym(td, UINT64_C(0xffffffffc02330af), 1, buf, sizeof(buf)), (int)strlen(buf));
 	T_ASSERT(!strncmp(buf, "p9_fcall_init+0x", 16) && strstr(buf, " [9pnet]"));
 	/* Per-CPU (absolute) symbols and small numbers are not kernel text. */

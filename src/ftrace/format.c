@@ -163,11 +163,15 @@ static int parse_field_line(const char *s, const char *end, struct fline *f,
 	int have_off = 0, have_size = 0;
 
 	s = skip_space(s, end);
-	if ((size_t)(end - s) < 6 || memcmp(s, "field:", 6)) {
+	/* Kernels before 2.6.35 spelled some "field special:". */
+	if ((size_t)(end - s) >= 14 && !memcmp(s, "field special:", 14)) {
+		s += 14;
+	} else if ((size_t)(end - s) >= 6 && !memcmp(s, "field:", 6)) {
+		s += 6;
+	} else {
 		*why = "expected 'field:'";
 		return -1;
 	}
-	s += 6;
 	semi = memchr(s, ';', (size_t)(end - s));
 	if (!semi) {
 		*why = "field declaration without ';'";
