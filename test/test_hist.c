@@ -99,12 +99,56 @@ static uint64_t host_clock(void *data)
 	return 6487656000ull; /* error_log shows [    6.487656] */
 }
 
+/* effects of the generic triggers, as the host sees them */
+static struct {
+	int traceon, traceoff, snapshot, stacktrace, enable, disable;
+} fx;
+
+static void host_traceon(void *data, int on)
+{
+	(void)data;
+	if (on)
+		fx.traceon++;
+	else
+		fx.traceoff++;
+}
+
+static void host_snapshot(void *data, hist_event *ev, const struct hist_hit *hit)
+{
+	(void)data;
+	(void)ev;
+	(void)hit;
+	fx.snapshot++;
+}
+
+static void host_stacktrace(void *data, hist_event *ev, const struct hist_hit *hit)
+{
+	(void)data;
+	(void)ev;
+	(void)hit;
+	fx.stacktrace++;
+}
+
+static void host_enable(void *data, hist_event *target, int enable)
+{
+	(void)data;
+	(void)target;
+	if (enable)
+		fx.enable++;
+	else
+		fx.disable++;
+}
+
 static const struct hist_host test_host = {
 	.find_event = find_event,
 	.comm = host_comm,
 	.sym = host_sym,
 	.syscall_name = host_syscall,
 	.clock = host_clock,
+	.traceon = host_traceon,
+	.snapshot = host_snapshot,
+	.stacktrace_trigger = host_stacktrace,
+	.enable_event = host_enable,
 };
 
 /* ---- records -------------------------------------------------------- */
@@ -491,6 +535,44 @@ static void test_generic_triggers(void)
 	hist_ctx_destroy(ctx);
 }
 
+/* Counts: traceon/traceoff and enable/disable_event pay only for a real
+ * change of state; snapshot and stacktrace pay on every firing. */
+static void test_trigger_effects(void)
+{
+	hist_ctx *ctx = new_ctx();
+	hist_event *ev = hist_event_lookup(ctx, "sched", "sched_switch");
+	hist_event *w = hist_event_lookup(ctx, "sched", "sched_waking");
+	int i;
+
+	memset(&fx, 0, sizeof(fx));
+	T_EQ(hist_trigger_parse(ev, "traceoff:2", NULL), 0);
+	T_EQ(hist_trigger_parse(ev, "snapshot:3 if prev_pid == 10", NULL), 0);
+	T_EQ(hist_trigger_parse(ev, "stacktrace", NULL), 0);
+	T_EQ(hist_trigger_parse(w, "traceon", NULL), 0);
+	T_EQ(hist_trigger_parse(w, "disable_event:sched:sched_switch:1", NULL), 0);
+	for (i = 0; i < 5; i++)
+		hit_switch(ev, &S1, 1, 0);
+	/* tracing went off once; the count only dropped once */
+	T_EQ(fx.traceoff, 1);
+	T_ASSERT(strstr(trigger_text(ev), "traceoff:count=1\n") != NULL);
+	T_EQ(fx.snapshot, 3);
+	T_ASSERT(strstr(trigger_text(ev), "snapshot:count=0 if prev_pid == 10\n") != NULL);
+	T_EQ(fx.stacktrace, 5);
+	hit_switch(w, &S1, 1, 0);
+	T_EQ(fx.traceon, 1);
+	T_EQ(fx.disable, 1);
+	hit_switch(w, &S1, 1, 0);
+	T_EQ(fx.traceon, 1);
+	T_EQ(fx.disable, 1);
+	hit_switch(ev, &S1, 1, 0); /* tracing is on again: off, count 0 */
+	T_EQ(fx.traceoff, 2);
+	hit_switch(w, &S1, 1, 0);
+	hit_switch(ev, &S1, 1, 0); /* count used up */
+	T_EQ(fx.traceoff, 2);
+	T_EQ(fx.traceon, 2);
+	hist_ctx_destroy(ctx);
+}
+
 static void test_enable_disable_hist(void)
 {
 	hist_ctx *ctx = new_ctx();
@@ -751,6 +833,7 @@ int main(void)
 	T_RUN(test_map_full_drops);
 	T_RUN(test_expressions_and_vars);
 	T_RUN(test_generic_triggers);
+	T_RUN(test_trigger_effects);
 	T_RUN(test_enable_disable_hist);
 	T_RUN(test_bad_commands);
 	T_RUN(test_errlog_ring);
