@@ -8,22 +8,10 @@
  */
 #include "harness.h"
 #include "libhist.h"
+#include "test_events.h"
 
 #include <stdlib.h>
 
-static const struct hist_field_desc switch_fields[] = {
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
-	{ "prev_comm", "char[16]", 8, 16, 1, HIST_FIELD_STRING },
-	{ "prev_pid", "pid_t", 24, 4, 1, HIST_FIELD_INT },
-	{ "prev_prio", "int", 28, 4, 1, HIST_FIELD_INT },
-	{ "prev_state", "long", 32, 8, 1, HIST_FIELD_INT },
-	{ "next_comm", "char[16]", 40, 16, 1, HIST_FIELD_STRING },
-	{ "next_pid", "pid_t", 56, 4, 1, HIST_FIELD_INT },
-	{ "next_prio", "int", 60, 4, 1, HIST_FIELD_INT },
-};
 
 static const struct hist_field_desc waking_fields[] = {
 	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
@@ -97,22 +85,6 @@ static const struct hist_host test_host = {
 	.snapshot = host_snapshot,
 };
 
-struct buf {
-	char s[65536];
-	size_t n;
-};
-
-static int buf_write(void *arg, const char *s, size_t n)
-{
-	struct buf *b = arg;
-
-	if (b->n + n >= sizeof(b->s))
-		return -1;
-	memcpy(b->s + b->n, s, n);
-	b->n += n;
-	b->s[b->n] = 0;
-	return 0;
-}
 
 typedef int (*printer)(hist_event *, hist_write_fn, void *);
 

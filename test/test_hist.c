@@ -8,24 +8,12 @@
  */
 #include "harness.h"
 #include "libhist.h"
+#include "test_events.h"
 
 #include <stdlib.h>
 
 /* ---- an in-memory host: sched_switch and kmalloc as on Linux 6.1 ---- */
 
-static const struct hist_field_desc switch_fields[] = {
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
-	{ "prev_comm", "char[16]", 8, 16, 1, HIST_FIELD_STRING },
-	{ "prev_pid", "pid_t", 24, 4, 1, HIST_FIELD_INT },
-	{ "prev_prio", "int", 28, 4, 1, HIST_FIELD_INT },
-	{ "prev_state", "long", 32, 8, 1, HIST_FIELD_INT },
-	{ "next_comm", "char[16]", 40, 16, 1, HIST_FIELD_STRING },
-	{ "next_pid", "pid_t", 56, 4, 1, HIST_FIELD_INT },
-	{ "next_prio", "int", 60, 4, 1, HIST_FIELD_INT },
-};
 
 static const struct hist_field_desc kmalloc_fields[] = {
 	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
@@ -205,22 +193,6 @@ static void hit_kmalloc(hist_event *ev, int pid, uint64_t site, uint64_t req,
 
 /* ---- output capture --------------------------------------------------- */
 
-struct buf {
-	char s[65536];
-	size_t n;
-};
-
-static int buf_write(void *arg, const char *s, size_t n)
-{
-	struct buf *b = arg;
-
-	if (b->n + n >= sizeof(b->s))
-		return -1;
-	memcpy(b->s + b->n, s, n);
-	b->n += n;
-	b->s[b->n] = 0;
-	return 0;
-}
 
 static const char *hist_text(hist_event *ev)
 {
