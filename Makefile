@@ -70,7 +70,7 @@ header-check:
 	done
 
 check: all header-check $(TEST_BIN)
-	@sh test/run-tests.sh $(BUILD) $(TEST_BIN)
+	@HIST_CC='$(CC)' HIST_SAN='$(SAN)' sh test/run-tests.sh $(BUILD) $(TEST_BIN)
 
 check-asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
@@ -93,6 +93,145 @@ clean:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
+# ---- Shared libraries, the example hosts, man pages, install -----------
+# libhist.so and libhist-ftrace.so are linked from a second, position-
+# independent object tree (BUILD/pic) in which only the functions of the
+# public headers are visible (src/pkg/export.h) and the version scripts name
+# every exported symbol; src/pkg/abi-check.sh fails the build when a header
+# and its script disagree, or when a library exports anything else.
+PREFIX       ?= /usr/local
+BINDIR       ?= $(PREFIX)/bin
+LIBDIR       ?= $(PREFIX)/lib
+INCLUDEDIR   ?= $(PREFIX)/include
+MANDIR       ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DESTDIR      ?=
+INSTALL      ?= install
+
+version_of = $(shell sed -n 's/^\#define LIBHIST_VERSION_$(1) *//p' include/libhist.h)
+VERSION_MAJOR := $(call version_of,MAJOR)
+VERSION := $(VERSION_MAJOR).$(call version_of,MINOR).$(call version_of,PATCH)
+SOVERSION := $(VERSION_MAJOR)
+
+comma := ,
+PIC_DIR := $(BUILD)/pic
+PIC_CFLAGS = $(ALL_CFLAGS) -fPIC -include src/pkg/export.h
+CORE_PIC_OBJ := $(CORE_SRC:%.c=$(PIC_DIR)/%.o)
+FTRACE_PIC_OBJ := $(FTRACE_SRC:%.c=$(PIC_DIR)/%.o)
+# sanitizer runtimes are not linked into shared objects: allow their
+# undefined symbols there
+SHLIB_LDFLAGS = $(if $(SAN),,-Wl$(comma)--no-undefined)
+
+SHLIB        := $(BUILD)/libhist.so.$(VERSION)
+FTRACE_SHLIB := $(BUILD)/libhist-ftrace.so.$(VERSION)
+PUBLIC_HEADERS := include/libhist.h include/hist_synth.h include/hist_ftrace.h
+
+# The example hosts: the live kernel shim and the userspace malloc tracer
+# (an LD_PRELOAD library and a workload to try it on).
+HIST_LIVE_SRC := $(wildcard examples/hist-live/*.c)
+HIST_LIVE     := $(BUILD)/hist-live
+MTRACE_DIR    := $(BUILD)/examples/malloc-trace
+MTRACE_LIB    := $(MTRACE_DIR)/libhist-malloc.so
+MTRACE_DEMO   := $(MTRACE_DIR)/malloc-demo
+TOOLS         := $(REPLAY) $(HIST_LIVE)
+
+MAN1 := $(wildcard examples/*/*.1)
+MAN3 := $(wildcard include/man/*.3)
+# every function listed in a page's NAME section gets a ".so" page of its
+# own (include/man/links.sh)
+MAN3_LINKS = sh include/man/links.sh $(MAN3)
+
+.PHONY: install uninstall shared
+
+all: shared $(HIST_LIVE) $(MTRACE_LIB) $(MTRACE_DEMO)
+shared: $(SHLIB) $(FTRACE_SHLIB)
+
+$(PIC_DIR)/%.o: %.c src/pkg/export.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PIC_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/abi/libhist.ok: src/pkg/libhist.map include/libhist.h include/hist_synth.h \
+		src/pkg/abi-check.sh
+	sh src/pkg/abi-check.sh headers "$(CC)" src/pkg/libhist.map include/libhist.h \
+		include/hist_synth.h
+	@mkdir -p $(dir $@) && touch $@
+
+$(BUILD)/abi/libhist-ftrace.ok: src/pkg/libhist-ftrace.map include/hist_ftrace.h \
+		src/pkg/abi-check.sh
+	sh src/pkg/abi-check.sh headers "$(CC)" src/pkg/libhist-ftrace.map include/hist_ftrace.h
+	@mkdir -p $(dir $@) && touch $@
+
+# $(call link_shlib,NAME,MAP,LIBS): link $@ from the objects in $^
+define link_shlib
+	$(CC) -shared $(ALL_LDFLAGS) $(SHLIB_LDFLAGS) -Wl,-soname,$(1).so.$(SOVERSION) \
+		-Wl,--version-script=$(2) -o $@ $(filter %.o,$^) $(3)
+	sh src/pkg/abi-check.sh exports $@ $(2)
+	ln -sf $(1).so.$(VERSION) $(BUILD)/$(1).so.$(SOVERSION)
+	ln -sf $(1).so.$(SOVERSION) $(BUILD)/$(1).so
+endef
+
+$(SHLIB): $(CORE_PIC_OBJ) src/pkg/libhist.map $(BUILD)/abi/libhist.ok
+	$(call link_shlib,libhist,src/pkg/libhist.map,)
+
+$(FTRACE_SHLIB): $(FTRACE_PIC_OBJ) src/pkg/libhist-ftrace.map $(BUILD)/abi/libhist-ftrace.ok
+	$(call link_shlib,libhist-ftrace,src/pkg/libhist-ftrace.map,$(FTRACE_LIBS) -lpthread)
+
+# hist-live uses hist-replay's table of x86_64 system call names
+$(HIST_LIVE): $(HIST_LIVE_SRC:%.c=$(BUILD)/%.o) \
+		$(BUILD)/examples/hist-replay/syscalls_x86_64.o $(FTRACE_LIB) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(FTRACE_LIBS) -lpthread
+
+# the tracer carries its own copy of the core and exports only the
+# allocator entry points it wraps
+$(MTRACE_LIB): $(PIC_DIR)/examples/malloc-trace/preload.o $(CORE_PIC_OBJ) \
+		examples/malloc-trace/preload.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(ALL_LDFLAGS) -Wl,--version-script=examples/malloc-trace/preload.map \
+		-o $@ $(filter %.o,$^) -lpthread
+
+$(MTRACE_DEMO): $(BUILD)/examples/malloc-trace/malloc-demo.o
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lpthread
+
+# PC_SUBST turns libhist*.pc.in into the installed .pc files
+pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+PC_SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(call pc_dir,$(LIBDIR))|g' \
+	-e 's|@INCLUDEDIR@|$(call pc_dir,$(INCLUDEDIR))|g' -e 's|@VERSION@|$(VERSION)|g'
+
+install: all
+	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) \
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+	$(INSTALL) -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)
+	$(INSTALL) -m 644 $(LIB) $(FTRACE_LIB) $(DESTDIR)$(LIBDIR)
+	$(INSTALL) -m 755 $(SHLIB) $(FTRACE_SHLIB) $(DESTDIR)$(LIBDIR)
+	for l in libhist libhist-ftrace; do \
+		ln -sf $$l.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$$l.so.$(SOVERSION) && \
+		ln -sf $$l.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/$$l.so || exit 1; \
+		$(PC_SUBST) src/pkg/$$l.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/$$l.pc || exit 1; \
+	done
+	$(INSTALL) -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)
+	$(INSTALL) -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 644 $(MAN3) $(DESTDIR)$(MANDIR)/man3
+	$(MAN3_LINKS) | while read -r name page; do \
+		echo ".so man3/$$page.3" > $(DESTDIR)$(MANDIR)/man3/$$name.3 || exit 1; \
+	done
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(notdir $(PUBLIC_HEADERS)))
+	for l in libhist libhist-ftrace; do \
+		rm -f $(DESTDIR)$(LIBDIR)/$$l.a $(DESTDIR)$(LIBDIR)/$$l.so \
+		      $(DESTDIR)$(LIBDIR)/$$l.so.$(SOVERSION) \
+		      $(DESTDIR)$(LIBDIR)/$$l.so.$(VERSION) \
+		      $(DESTDIR)$(PKGCONFIGDIR)/$$l.pc; \
+	done
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(MAN3)))
+	$(MAN3_LINKS) | while read -r name page; do \
+		rm -f $(DESTDIR)$(MANDIR)/man3/$$name.3; \
+	done
+
 # Fragments owned by their folders (benchmarks, fuzzing).
 -include bench/bench.mk
 -include fuzz/fuzz.mk
+-include examples/freestanding/freestanding.mk

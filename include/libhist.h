@@ -435,6 +435,295 @@ struct hist_allocator {
 };
 void hist_set_allocator(const struct hist_allocator *a);
 
+/* ------------------------------------------------------------------------
+ * Version: the header's LIBHIST_VERSION_* macros say what a program was
+ * compiled against, these calls what it runs with (a shared library may
+ * be newer).  LIBHIST_VERSION_NUMBER is MAJOR * 10000 + MINOR * 100 +
+ * PATCH, so `#if LIBHIST_VERSION_NUMBER >= 100` tests for 0.1.0.
+ */
+#define LIBHIST_VERSION_NUMBER                                                 \
+	(LIBHIST_VERSION_MAJOR * 10000 + LIBHIST_VERSION_MINOR * 100 +         \
+	 LIBHIST_VERSION_PATCH)
+#define LIBHIST__STR2(x) #x
+#define LIBHIST__STR(x) LIBHIST__STR2(x)
+#define LIBHIST_VERSION_STRING                                                 \
+	LIBHIST__STR(LIBHIST_VERSION_MAJOR)                                    \
+	"." LIBHIST__STR(LIBHIST_VERSION_MINOR) "." LIBHIST__STR(LIBHIST_VERSION_PATCH)
+
+/* "MAJOR.MINOR.PATCH" of the library.  Context: any thread. */
+const char *hist_version(void);
+/* LIBHIST_VERSION_NUMBER of the library.  Context: any thread. */
+unsigned hist_version_number(void);
+
+/* ------------------------------------------------------------------------
+ * Structured read-out: the entries of one histogram as data, in the order
+ * and with the numbers that the `hist` file prints, so a host never parses
+ * text.  A reader is a sorted snapshot of the entry list taken at
+ * hist_reader_create(); sums and variables are read when hist_reader_next()
+ * reaches the entry (contract rule 5, as for printing).
+ *
+ * Every structure below is owned by libhist and valid until the next
+ * hist_reader_next() or hist_reader_destroy(); members may be appended in
+ * later versions, so never allocate or copy them by value.
+ */
+typedef struct hist_reader hist_reader;
+
+/* How a key is printed, i.e. what its value means. */
+enum hist_key_kind {
+	HIST_KEY_NUMBER = 0,	/* plain integer: value */
+	HIST_KEY_HEX,		/* .hex: value */
+	HIST_KEY_SYM,		/* .sym, .sym-offset: value is the address,
+				   str the symbol text */
+	HIST_KEY_EXECNAME,	/* .execname: value is the pid, str the comm */
+	HIST_KEY_SYSCALL,	/* .syscall: value is the number, str the name */
+	HIST_KEY_LOG2,		/* .log2: the bucket 2^value */
+	HIST_KEY_BUCKET,	/* .buckets=N: value .. value + width - 1 */
+	HIST_KEY_STRING,	/* a string field or comm: str */
+	HIST_KEY_STACKTRACE,	/* a stack: frames */
+};
+
+struct hist_read_key {
+	const char *name;	/* as the hist file labels it: "common_pid",
+				   "stacktrace", "ptr.stacktrace" */
+	uint32_t kind;		/* enum hist_key_kind */
+	uint32_t is_signed;	/* value holds a sign-extended signed field */
+	uint64_t value;		/* numeric kinds */
+	const char *str;	/* see the kinds; NULL for the others */
+	uint64_t width;		/* HIST_KEY_BUCKET: N */
+	const uint64_t *frames;	/* HIST_KEY_STACKTRACE: innermost first */
+	const char *const *frame_text;	/* each frame as the hist file prints
+					   it ("func+0x1a/0x40", "0x...") */
+	uint32_t nr_frames;
+	const char *text;	/* the key's value as the hist file prints it,
+				   runs of blanks squeezed ("sh [ 124]");
+				   stacks: one frame per line */
+};
+
+#define HIST_VAL_HEX 1u		/* .hex */
+#define HIST_VAL_PERCENT 2u	/* .percent: percent of the column total */
+#define HIST_VAL_GRAPH 4u	/* .graph: a bar scaled to the column maximum */
+
+struct hist_read_val {
+	const char *name;	/* "hitcount", "bytes_req" */
+	uint64_t value;		/* the sum */
+	uint32_t flags;		/* HIST_VAL_* */
+	int32_t percent;	/* PERCENT: hundredths of a percent of the
+				   column total; GRAPH: of the column maximum;
+				   -1 where the hist file prints [ERROR] */
+};
+
+/* A variable of the entry, or a field saved by save(). */
+struct hist_read_var {
+	const char *name;	/* "ts0"; a saved field: "next_comm" */
+	uint64_t value;		/* numbers (0 while unset) */
+	const char *str;	/* string variables and fields: the text, or
+				   NULL while unset */
+	uint32_t set;		/* the entry holds a value */
+	uint32_t is_string;	/* a string variable or field */
+};
+
+enum hist_track_handler {
+	HIST_TRACK_ONMAX = 1,
+	HIST_TRACK_ONCHANGE = 2,
+};
+
+/* The per-entry block of an onmax()/onchange() handler. */
+struct hist_read_track {
+	uint32_t handler;	/* enum hist_track_handler */
+	const char *var;	/* the tracked variable as written: "$lat" */
+	uint64_t value;		/* what the hist file prints as max:/changed: */
+	const struct hist_read_var *saved;	/* save() fields, in order */
+	uint32_t nr_saved;
+};
+
+struct hist_read_entry {
+	uint32_t index;		/* position in the sorted list, from 0 */
+	const struct hist_read_key *keys;
+	uint32_t nr_keys;
+	const struct hist_read_val *vals;	/* the printed values, in order */
+	uint32_t nr_vals;
+	const struct hist_read_var *vars;	/* user variables (name=expr) */
+	uint32_t nr_vars;
+	const struct hist_read_track *tracks;
+	uint32_t nr_tracks;
+};
+
+/* The "Snapshot taken" block of onmax()/onchange().snapshot(). */
+struct hist_read_snapshot {
+	uint32_t handler;	/* enum hist_track_handler */
+	const char *var;	/* "$lat" */
+	uint64_t value;		/* the triggering value */
+	const struct hist_read_key *keys;	/* the key that triggered it */
+	uint32_t nr_keys;
+};
+
+struct hist_read_info {
+	const char *trigger;	/* the trigger info line, without the state
+				   and newline: "hist:keys=...:size=2048" */
+	uint32_t paused;
+	const char *name;	/* name= of a shared table, or NULL */
+	uint64_t hits;		/* Totals: Hits, Entries, Dropped */
+	uint64_t entries;
+	uint64_t dropped;
+	/* The columns: keys with name, kind, is_signed and width set; the
+	 * printed values with name, flags and, as value, the column total */
+	const struct hist_read_key *key_fields;
+	uint32_t nr_key_fields;
+	const struct hist_read_val *val_fields;
+	uint32_t nr_val_fields;
+	const struct hist_read_snapshot *snapshot;	/* NULL if none taken */
+};
+
+/* Number of hist triggers of EV (sections of its hist file).
+ * Context: control thread. */
+unsigned hist_event_nr_hists(const hist_event *ev);
+
+/*
+ * A reader of EV's INDEX-th hist trigger (0-based, in hist file order).
+ * Context: control thread, concurrently with hits; allocates the
+ * snapshot.  The reader points into the live table: destroy it before a
+ * control call that can remove or clear the trigger (hist_trigger_parse(),
+ * hist_trigger_truncate(), hist_ctx_reclaim(), hist_ctx_destroy()).
+ * Returns NULL with *err = -HIST_ENOENT (no such trigger) or -HIST_ENOMEM.
+ */
+hist_reader *hist_reader_create(hist_event *ev, unsigned index, int *err);
+/* The trigger, its totals and its snapshot block.  Context: control
+ * thread. */
+const struct hist_read_info *hist_reader_info(hist_reader *r);
+/* The next entry, or NULL after the last.  Context: control thread;
+ * never allocates (host name callbacks are called). */
+const struct hist_read_entry *hist_reader_next(hist_reader *r);
+/* Start again from the first entry (same snapshot). */
+void hist_reader_rewind(hist_reader *r);
+void hist_reader_destroy(hist_reader *r);
+
+/*
+ * EV's histograms as one JSON array, an object per hist trigger, written
+ * through WRITE.  The schema is documented in README.md ("JSON").
+ * Context: control thread, like hist_event_print_hist().
+ */
+int hist_event_print_json(hist_event *ev, hist_write_fn write, void *arg);
+
+/* ------------------------------------------------------------------------
+ * Programmatic builder: a hist trigger by calls instead of text (the model
+ * is libtracefs's tracefs_hist_*).  The builder writes the command the
+ * kernel's grammar expects and runs it through hist_trigger_parse(), so a
+ * built trigger is the same trigger, with the same trigger info and the
+ * same error_log entries, as the equivalent text.
+ *
+ * The add/set calls check their arguments and limits (3 keys, 2 values
+ * besides hitcount, 16 variables, 2 sort keys, 8 actions) and return 0,
+ * -HIST_EINVAL or -HIST_ENOMEM; names are resolved when the command runs.
+ * Context: control thread (the builder itself is not shared).
+ */
+typedef struct hist_builder hist_builder;
+
+/* The kernel's field modifiers (.hex, .sym, ...). */
+enum hist_mod {
+	HIST_MOD_NONE = 0,
+	HIST_MOD_HEX,		/* .hex */
+	HIST_MOD_SYM,		/* .sym */
+	HIST_MOD_SYM_OFFSET,	/* .sym-offset */
+	HIST_MOD_EXECNAME,	/* .execname */
+	HIST_MOD_SYSCALL,	/* .syscall */
+	HIST_MOD_LOG2,		/* .log2 */
+	HIST_MOD_USECS,		/* .usecs */
+	HIST_MOD_BUCKETS,	/* .buckets=N (keys) */
+	HIST_MOD_STACKTRACE,	/* .stacktrace */
+	HIST_MOD_PERCENT,	/* .percent (values) */
+	HIST_MOD_GRAPH,		/* .graph (values) */
+};
+
+enum hist_handler {
+	HIST_ONMATCH = 0,	/* onmatch(SYSTEM.EVENT) */
+	HIST_ONMAX,		/* onmax($VAR) */
+	HIST_ONCHANGE,		/* onchange($VAR) */
+};
+
+enum hist_action {
+	HIST_ACTION_TRACE = 0,	/* .trace(SYNTH,params...) */
+	HIST_ACTION_SYNTH,	/* .SYNTH(params...) */
+	HIST_ACTION_SAVE,	/* .save(fields...) */
+	HIST_ACTION_SNAPSHOT,	/* .snapshot() */
+};
+
+/* Pieces of the trigger's filter, appended in order (like tracefs). */
+enum hist_filter_part {
+	HIST_FILTER_COMPARE = 0,	/* FIELD OP VALUE */
+	HIST_FILTER_AND,		/* && */
+	HIST_FILTER_OR,			/* || */
+	HIST_FILTER_NOT,		/* ! */
+	HIST_FILTER_OPEN,		/* ( */
+	HIST_FILTER_CLOSE,		/* ) */
+};
+
+/* What hist_builder_command() writes. */
+enum hist_builder_cmd {
+	HIST_CMD_START = 0,	/* hist:...          create the trigger */
+	HIST_CMD_PAUSE,		/* hist:...:pause */
+	HIST_CMD_CONT,		/* hist:...:cont */
+	HIST_CMD_CLEAR,		/* hist:...:clear */
+	HIST_CMD_REMOVE,	/* !hist:...         remove it */
+};
+
+/* A builder for a hist trigger on EV.  NULL with *err = -HIST_ENOMEM. */
+hist_builder *hist_builder_create(hist_event *ev, int *err);
+void hist_builder_destroy(hist_builder *b);
+
+/* keys=: FIELD (an event field, common_*, a stacktrace, cpu, ...) with
+ * modifier MOD; ARG is N of HIST_MOD_BUCKETS and ignored otherwise. */
+int hist_builder_add_key(hist_builder *b, const char *field,
+			 enum hist_mod mod, uint64_t arg);
+/* vals=: FIELD or an expression ("$lat", "bytes_alloc-bytes_req"). */
+int hist_builder_add_value(hist_builder *b, const char *field,
+			   enum hist_mod mod);
+/* NAME=EXPR, e.g. ("ts0", "common_timestamp.usecs"). */
+int hist_builder_add_var(hist_builder *b, const char *name, const char *expr);
+/* sort=: FIELD (a key, a value or "hitcount"), optionally descending. */
+int hist_builder_add_sort_key(hist_builder *b, const char *field,
+			      int descending);
+/* name=, size= (entries, rounded up to a power of two), clock=. */
+int hist_builder_set_name(hist_builder *b, const char *name);
+int hist_builder_set_size(hist_builder *b, uint32_t entries);
+int hist_builder_set_clock(hist_builder *b, const char *clock);
+/* nohitcount: do not print hitcount (needs another value). */
+int hist_builder_set_nohitcount(hist_builder *b, int on);
+
+/*
+ * Append a piece of the filter ("if ..."): FIELD OP VALUE for
+ * HIST_FILTER_COMPARE (OP one of == != < <= > >= & ~; VALUE as the
+ * filter language spells it: 42, "bash", "sys_*"), nothing else for the
+ * others (pass NULL).  Pieces must form a filter: -HIST_EINVAL for a
+ * piece that cannot follow the previous one.
+ */
+int hist_builder_append_filter(hist_builder *b, enum hist_filter_part part,
+			       const char *field, const char *op,
+			       const char *value);
+
+/*
+ * Add a handler and its action.  ON is "SYSTEM.EVENT" for HIST_ONMATCH
+ * and the tracked variable ("lat" or "$lat") otherwise; NAME is the
+ * synthetic event of HIST_ACTION_TRACE and HIST_ACTION_SYNTH (NULL for
+ * the others); PARAMS are the action's parameters ($vars and fields).
+ */
+int hist_builder_add_action(hist_builder *b, enum hist_handler handler,
+			    const char *on, enum hist_action action,
+			    const char *name, const char *const *params,
+			    unsigned nr_params);
+
+/*
+ * The command text of CMD ("hist:keys=...", "!hist:...", ...), valid
+ * until the next call on B; NULL with *err = -HIST_EINVAL if the trigger
+ * has no key or an unfinished filter, -HIST_E2BIG if it is too long for a
+ * trigger write.  ERR may be NULL.
+ */
+const char *hist_builder_text(hist_builder *b, enum hist_builder_cmd cmd,
+			      int *err);
+/* Write CMD's text to the event's trigger file (hist_trigger_parse()).
+ * Context: control thread; allocates.  Returns what that returns. */
+int hist_builder_command(hist_builder *b, enum hist_builder_cmd cmd,
+			 struct hist_error *err);
+
 #ifdef __cplusplus
 }
 #endif

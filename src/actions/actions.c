@@ -1032,3 +1032,20 @@ void hist__actions_print_debug(struct hist__sb *sb, const struct hist__hist *h)
 		hist__sb_puts(sb, ")\n");
 	}
 }
+
+void hist__actions_info(const struct hist__hist *h, uint32_t i,
+			struct hist__action_info *out)
+{
+	const struct hist__action *a = h->actions[i];
+
+	out->handler = a->handler == ONMATCH ? HIST__H_ONMATCH
+		       : a->handler == ONMAX ? HIST__H_ONMAX : HIST__H_ONCHANGE;
+	out->kind = a->kind == ACT_TRACE ? HIST__A_TRACE
+		    : a->kind == ACT_SAVE ? HIST__A_SAVE : HIST__A_SNAPSHOT;
+	out->var_str = a->var_str;
+	out->track_slot = a->track_slot;
+	out->snap_taken = hist__load_relaxed(&a->snap_updated) != 0;
+	out->snap_val = hist__load_relaxed(&a->snap_val);
+	out->snap_key = a->snap_key;
+	out->snap_comm = a->snap_comm;
+}

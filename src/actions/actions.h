@@ -38,4 +38,20 @@ void hist__actions_print_snapshot(struct hist__sb *sb, const struct hist__hist *
 /* hist_debug: action tracking and save() variables. */
 void hist__actions_print_debug(struct hist__sb *sb, const struct hist__hist *h) HIST__INTERNAL;
 
+/* Action I of H as data, for the structured read-out (output/iter.c). */
+enum hist__handler_kind { HIST__H_ONMATCH, HIST__H_ONMAX, HIST__H_ONCHANGE };
+enum hist__action_kind { HIST__A_TRACE, HIST__A_SAVE, HIST__A_SNAPSHOT };
+struct hist__action_info {
+	enum hist__handler_kind handler;
+	enum hist__action_kind kind;
+	const char *var_str;		/* onmax/onchange: "$x" as written */
+	int32_t track_slot;		/* variable slot of max:/changed: */
+	bool snap_taken;		/* snapshot(): one was taken ... */
+	uint64_t snap_val;		/* ... with this value, */
+	const uint8_t *snap_key;	/* this key */
+	const char *snap_comm;		/* and this comm (.execname) */
+};
+void hist__actions_info(const struct hist__hist *h, uint32_t i,
+			struct hist__action_info *out) HIST__INTERNAL;
+
 #endif

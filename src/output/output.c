@@ -5,6 +5,7 @@
  */
 #include "core/trigger.h"
 #include "output/fmt.h"
+#include "output/output.h"
 #include "actions/actions.h"
 
 /* ---- trigger info --------------------------------------------------- */
@@ -177,10 +178,31 @@ static int cmp_entries(const void *pa, const void *pb, void *arg)
 	return memcmp(hist__map_elt_key(a), hist__map_elt_key(b), sc->key_size);
 }
 
+int hist__hist_sorted(const struct hist__hist *h, struct hist_map *map,
+		      struct hist_map_elt ***out, uint32_t *nr)
+{
+	uint32_t n, cap = hist__map_capacity(map);
+	struct hist_map_elt **elts = hist__zalloc(sizeof(*elts) * (cap ? cap : 1));
+	struct sort_ctx sc;
+
+	if (!elts)
+		return -HIST_ENOMEM;
+	n = hist__map_collect(map, elts, cap);
+	sc.h = h;
+	sc.key_size = hist__map_key_size(map);
+	if (n > 1 && hist__sort((void **)elts, n, cmp_entries, &sc)) {
+		hist__free(elts);
+		return -HIST_ENOMEM;
+	}
+	*out = elts;
+	*nr = n;
+	return 0;
+}
+
 /* ---- entries ------------------------------------------------------- */
 
-static void print_sym(struct hist__sb *sb, const struct hist_host *host,
-		      uint64_t addr, int with_offset, unsigned width)
+void hist__print_sym(struct hist__sb *sb, const struct hist_host *host,
+		     uint64_t addr, int with_offset, unsigned width)
 {
 	char buf[512];
 	int n = -1;
@@ -212,8 +234,59 @@ static void print_stack(struct hist__sb *sb, const struct hist_host *host,
 		if (!ip)
 			return;
 		hist__sb_spaces(sb, 9);
-		print_sym(sb, host, ip, 1, 0);
+		hist__print_sym(sb, host, ip, 1, 0);
 		hist__sb_putc(sb, '\n');
+	}
+}
+
+void hist__key_print_value(struct hist__sb *sb, const struct hist__hist *h,
+			   const struct hist__field *k, const uint8_t *slot,
+			   const char *comm)
+{
+	const struct hist_host *host = h->ev->host;
+	uint64_t v;
+
+	memcpy(&v, slot, 8);
+	if (k->flags & HIST__F_HEX) {
+		hist__sb_hex(sb, v, 0, ' ');
+	} else if (k->flags & (HIST__F_SYM | HIST__F_SYM_OFFSET)) {
+		bool off = (k->flags & HIST__F_SYM_OFFSET) != 0;
+
+		hist__sb_putc(sb, '[');
+		hist__sb_hex(sb, v, 0, ' ');
+		hist__sb_puts(sb, "] ");
+		hist__print_sym(sb, host, v, off, off ? 55 : 45);
+	} else if (k->flags & HIST__F_EXECNAME) {
+		hist__sb_str(sb, comm, strnlen(comm, HIST__COMM_LEN), 16, true);
+		hist__sb_putc(sb, '[');
+		hist__sb_u64(sb, v, 10, ' ');
+		hist__sb_putc(sb, ']');
+	} else if (k->flags & HIST__F_SYSCALL) {
+		const char *name = NULL;
+
+		if (host && host->syscall_name)
+			name = host->syscall_name(host->data, v);
+		if (!name)
+			name = "unknown_syscall";
+		hist__sb_str(sb, name, strlen(name), 30, true);
+		hist__sb_putc(sb, '[');
+		hist__sb_u64(sb, v, 3, ' ');
+		hist__sb_putc(sb, ']');
+	} else if (k->flags & HIST__F_LOG2) {
+		hist__sb_puts(sb, "~ 2^");
+		hist__sb_u64_left(sb, v, 2);
+	} else if (k->flags & HIST__F_BUCKET) {
+		hist__sb_puts(sb, "~ ");
+		hist__sb_u64(sb, v, 0, ' ');
+		hist__sb_putc(sb, '-');
+		hist__sb_u64(sb, v + k->bucket - 1, 0, ' ');
+	} else if (k->flags & HIST__F_STRING) {
+		const char *s = (const char *)slot;
+		size_t n = strnlen(s, k->key_size);
+
+		hist__sb_str(sb, s, n, 50, true);
+	} else {
+		hist__sb_u64(sb, v, 10, ' ');
 	}
 }
 
@@ -228,9 +301,7 @@ void hist__hist_print_key(struct hist__sb *sb, const struct hist__hist *h,
 	for (i = 0; i < h->nr_keys; i++) {
 		const struct hist__field *k = h->keys[i];
 		const uint8_t *slot = key + k->key_offset;
-		uint64_t v;
 
-		memcpy(&v, slot, 8);
 		if (i)
 			hist__sb_puts(sb, ", ");
 		if (k->flags & HIST__F_STACKTRACE) {
@@ -247,47 +318,7 @@ void hist__hist_print_key(struct hist__sb *sb, const struct hist__hist *h,
 		}
 		hist__sb_puts(sb, hist__field_name(k));
 		hist__sb_puts(sb, ": ");
-		if (k->flags & HIST__F_HEX) {
-			hist__sb_hex(sb, v, 0, ' ');
-		} else if (k->flags & (HIST__F_SYM | HIST__F_SYM_OFFSET)) {
-			bool off = (k->flags & HIST__F_SYM_OFFSET) != 0;
-
-			hist__sb_putc(sb, '[');
-			hist__sb_hex(sb, v, 0, ' ');
-			hist__sb_puts(sb, "] ");
-			print_sym(sb, host, v, off, off ? 55 : 45);
-		} else if (k->flags & HIST__F_EXECNAME) {
-			hist__sb_str(sb, comm, strnlen(comm, HIST__COMM_LEN), 16, true);
-			hist__sb_putc(sb, '[');
-			hist__sb_u64(sb, v, 10, ' ');
-			hist__sb_putc(sb, ']');
-		} else if (k->flags & HIST__F_SYSCALL) {
-			const char *name = NULL;
-
-			if (host && host->syscall_name)
-				name = host->syscall_name(host->data, v);
-			if (!name)
-				name = "unknown_syscall";
-			hist__sb_str(sb, name, strlen(name), 30, true);
-			hist__sb_putc(sb, '[');
-			hist__sb_u64(sb, v, 3, ' ');
-			hist__sb_putc(sb, ']');
-		} else if (k->flags & HIST__F_LOG2) {
-			hist__sb_puts(sb, "~ 2^");
-			hist__sb_u64_left(sb, v, 2);
-		} else if (k->flags & HIST__F_BUCKET) {
-			hist__sb_puts(sb, "~ ");
-			hist__sb_u64(sb, v, 0, ' ');
-			hist__sb_putc(sb, '-');
-			hist__sb_u64(sb, v + k->bucket - 1, 0, ' ');
-		} else if (k->flags & HIST__F_STRING) {
-			const char *s = (const char *)slot;
-			size_t n = strnlen(s, k->key_size);
-
-			hist__sb_str(sb, s, n, 50, true);
-		} else {
-			hist__sb_u64(sb, v, 10, ' ');
-		}
+		hist__key_print_value(sb, h, k, slot, comm);
 	}
 	if (!multiline)
 		hist__sb_putc(sb, ' ');
@@ -299,7 +330,7 @@ struct col_stats {
 };
 
 /* The kernel's percentage in hundredths, or UINT32_MAX for "[ERROR]". */
-static uint32_t percentage(uint64_t v, uint64_t total)
+uint32_t hist__percentage(uint64_t v, uint64_t total)
 {
 	if (!total)
 		return v ? UINT32_MAX : 0;
@@ -317,7 +348,7 @@ static void print_val(struct hist__sb *sb, const char *name, uint32_t flags,
 	hist__sb_putc(sb, ' ');
 	hist__sb_puts(sb, name);
 	if (flags & HIST__F_PERCENT) {
-		uint32_t pc = percentage(v, st->total);
+		uint32_t pc = hist__percentage(v, st->total);
 
 		if (pc == UINT32_MAX) {
 			hist__sb_puts(sb, " (%):[ERROR]");
@@ -328,7 +359,7 @@ static void print_val(struct hist__sb *sb, const char *name, uint32_t flags,
 		hist__sb_putc(sb, '.');
 		hist__sb_u64(sb, pc % 100, 2, '0');
 	} else if (flags & HIST__F_GRAPH) {
-		uint32_t pc = percentage(v, st->max), n, i;
+		uint32_t pc = hist__percentage(v, st->max), n, i;
 
 		hist__sb_puts(sb, ": ");
 		if (pc == UINT32_MAX) {
@@ -375,20 +406,13 @@ int hist__hist_print(struct hist__sb *sb, const struct hist__trigger *t)
 {
 	const struct hist__hist *h = t->hist;
 	struct hist_map *map = h->map;
-	uint32_t n, i, j, cap = hist__map_capacity(map);
-	struct hist_map_elt **elts = hist__zalloc(sizeof(*elts) * (cap ? cap : 1));
+	uint32_t n, i, j;
+	struct hist_map_elt **elts;
 	struct col_stats st[HIST__VALS_MAX];
-	struct sort_ctx sc;
+	int ret = hist__hist_sorted(h, map, &elts, &n);
 
-	if (!elts)
-		return -HIST_ENOMEM;
-	n = hist__map_collect(map, elts, cap);
-	sc.h = h;
-	sc.key_size = hist__map_key_size(map);
-	if (n > 1 && hist__sort((void **)elts, n, cmp_entries, &sc)) {
-		hist__free(elts);
-		return -HIST_ENOMEM;
-	}
+	if (ret)
+		return ret;
 	memset(st, 0, sizeof(st));
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < h->nr_vals; j++) {

@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The libhist host of hist-live: what the kernel's hist triggers would
+ * know about the running system.
+ *
+ *   find_event    events/SYSTEM/EVENT/format, parsed by libhist-ftrace
+ *   comm          /proc/PID/comm, cached for a second per pid
+ *   sym           /proc/kallsyms, loaded on first use (.sym, .sym-offset)
+ *   syscall_name  the x86_64 table hist-replay uses
+ *   set_clock     the instance's trace_clock (clock= of a trigger)
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "live.h"
+
+#define COMM_CACHE 4096
+
+struct ksym {
+	uint64_t addr;
+	char *name;		/* "name" or "name [module]" split at ' ' */
+	const char *module;	/* NULL for the kernel proper */
+};
+
+struct comm_slot {
+	int32_t pid;
+	uint64_t when;		/* seconds (CLOCK_MONOTONIC) */
+	char comm[16];
+};
+
+struct live_host {
+	struct live_tfs *tfs;
+	struct hist_ftrace_event **fmts;	/* formats read so far */
+	size_t nr_fmts, cap_fmts;
+	hist_event **bound;			/* events we feed */
+	size_t nr_bound;
+	hist_event **by_id;			/* record type -> event */
+	uint32_t nr_ids;
+	struct ksym *syms;
+	size_t nr_syms;
+	int syms_loaded;
+	char *clock;
+	struct comm_slot comms[COMM_CACHE];
+};
+
+static int find_event(void *data, const char *system, const char *name,
+		      struct hist_event_desc *out)
+{
+	struct live_host *h = data;
+	struct hist_ftrace_event *e;
+	char rel[512], err[256];
+	size_t len;
+	char *text;
+	int ret;
+
+	snprintf(rel, sizeof(rel), "events/%s/%s/format", system, name);
+	text = tfs_read(h->tfs, rel, 0, &len);
+	if (!text)
+		return -HIST_ENOENT;
+	ret = hist_ftrace_parse_format(text, len, system, &e, err, sizeof(err));
+	free(text);
+	if (ret) {
+		fprintf(stderr, PROG ": %s: %s\n", rel, err);
+		return -HIST_ENOENT;
+	}
+	if (h->nr_fmts == h->cap_fmts) {
+		size_t cap = h->cap_fmts ? 2 * h->cap_fmts : 16;
+		struct hist_ftrace_event **v = realloc(h->fmts, cap * sizeof(*v));
+
+		if (!v) {
+			hist_ftrace_event_free(e);
+			return -HIST_ENOMEM;
+		}
+		h->fmts = v;
+		h->cap_fmts = cap;
+	}
+	h->fmts[h->nr_fmts++] = e;
+	*out = e->desc;
+	return 0;
+}
+
+static uint64_t now_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec;
+}
+
+static int comm(void *data, int32_t pid, char out[16])
+{
+	struct live_host *h = data;
+	struct comm_slot *s = &h->comms[(uint32_t)pid % COMM_CACHE];
+	uint64_t now = now_sec();
+	char path[64];
+	FILE *f;
+	size_t n;
+
+	if (pid <= 0)
+		return -1;
+	if (s->pid == pid && s->when + 1 >= now) {
+		memcpy(out, s->comm, 16);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(s->comm, 1, 15, f);
+	fclose(f);
+	while (n && (s->comm[n - 1] == '\n'))
+		n--;
+	s->comm[n] = 0;
+	s->pid = pid;
+	s->when = now;
+	memcpy(out, s->comm, 16);
+	return 0;
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* /proc/kallsyms: "ffffffff81000000 T _stext" or "... name\t[module]". */
+static void load_syms(struct live_host *h)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512];
+	size_t cap = 0;
+
+	h->syms_loaded = 1;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long addr;
+		char type, name[256], mod[128];
+		int k = sscanf(line, "%llx %c %255s %127s", &addr, &type, name, mod);
+		struct ksym *s;
+
+		if (k < 3 || !addr || (type != 't' && type != 'T' && type != 'w' &&
+				       type != 'W'))
+			continue;
+		if (h->nr_syms == cap) {
+			cap = cap ? 2 * cap : 65536;
+			s = realloc(h->syms, cap * sizeof(*s));
+			if (!s)
+				break;
+			h->syms = s;
+		}
+		s = &h->syms[h->nr_syms];
+		s->addr = addr;
+		s->name = malloc(strlen(name) + (k == 4 ? strlen(mod) + 2 : 1));
+		if (!s->name)
+			break;
+		strcpy(s->name, name);
+		s->module = NULL;
+		if (k == 4) {
+			char *m = s->name + strlen(name) + 1;
+
+			strcpy(m, mod);
+			s->module = m;
+		}
+		h->nr_syms++;
+	}
+	fclose(f);
+	qsort(h->syms, h->nr_syms, sizeof(*h->syms), cmp_sym);
+}
+
+/* The kernel's %ps / %pS: "name" or "name+0xoff/0xsize", " [module]". */
+static int sym(void *data, uint64_t addr, int with_offset, char *buf, size_t len)
+{
+	struct live_host *h = data;
+	size_t lo = 0, hi;
+	const struct ksym *s;
+	uint64_t size;
+	int n;
+
+	if (!h->syms_loaded)
+		load_syms(h);
+	hi = h->nr_syms;
+	if (!hi || addr < h->syms[0].addr)
+		return -1;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (h->syms[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	s = &h->syms[lo];
+	/* the last symbol has no known end: only exact matches */
+	size = lo + 1 < h->nr_syms ? h->syms[lo + 1].addr - s->addr : 1;
+	if (addr - s->addr >= size)
+		return -1;
+	if (with_offset)
+		n = snprintf(buf, len, "%s+0x%llx/0x%llx%s%s%s", s->name,
+			     (unsigned long long)(addr - s->addr),
+			     (unsigned long long)size, s->module ? " [" : "",
+			     s->module ? s->module : "", s->module ? "]" : "");
+	else
+		n = snprintf(buf, len, "%s%s%s%s", s->name, s->module ? " [" : "",
+			     s->module ? s->module : "", s->module ? "]" : "");
+	return n < 0 || (size_t)n >= len ? -1 : n;
+}
+
+static int set_clock(void *data, const char *name)
+{
+	struct live_host *h = data;
+	char *c = strdup(name);
+
+	if (!c)
+		return -HIST_ENOMEM;
+	if (h->clock && strcmp(h->clock, name))
+		fprintf(stderr, PROG ": triggers ask for clocks %s and %s; using %s\n",
+			h->clock, name, name);
+	free(h->clock);
+	h->clock = c;
+	return 0;
+}
+
+struct live_host *host_create(struct live_tfs *t)
+{
+	struct live_host *h = calloc(1, sizeof(*h));
+
+	if (h)
+		h->tfs = t;
+	return h;
+}
+
+void host_free(struct live_host *h)
+{
+	size_t i;
+
+	if (!h)
+		return;
+	for (i = 0; i < h->nr_fmts; i++)
+		hist_ftrace_event_free(h->fmts[i]);
+	for (i = 0; i < h->nr_syms; i++)
+		free(h->syms[i].name);
+	free(h->fmts);
+	free(h->bound);
+	free(h->by_id);
+	free(h->syms);
+	free(h->clock);
+	free(h);
+}
+
+void host_fill(struct live_host *h, struct hist_host *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->data = h;
+	out->find_event = find_event;
+	out->comm = comm;
+	out->sym = sym;
+	out->syscall_name = replay_syscall_name;
+	out->set_clock = set_clock;
+}
+
+size_t host_bind(struct live_host *h, hist_ctx *ctx)
+{
+	uint32_t max_id = 0;
+	size_t i;
+
+	free(h->bound);
+	free(h->by_id);
+	h->nr_bound = 0;
+	h->bound = calloc(h->nr_fmts ? h->nr_fmts : 1, sizeof(*h->bound));
+	for (i = 0; i < h->nr_fmts; i++)
+		if (h->fmts[i]->desc.id > max_id)
+			max_id = h->fmts[i]->desc.id;
+	h->nr_ids = max_id + 1;
+	h->by_id = calloc(h->nr_ids, sizeof(*h->by_id));
+	if (!h->bound || !h->by_id)
+		return 0;
+	for (i = 0; i < h->nr_fmts; i++) {
+		const struct hist_event_desc *d = &h->fmts[i]->desc;
+		hist_event *ev = hist_event_lookup(ctx, d->system, d->name);
+
+		if (!ev || !hist_event_active(ev) || h->by_id[d->id])
+			continue;
+		h->by_id[d->id] = ev;
+		h->bound[h->nr_bound++] = ev;
+	}
+	return h->nr_bound;
+}
+
+size_t host_nr_bound(const struct live_host *h)
+{
+	return h->nr_bound;
+}
+
+hist_event *host_bound(const struct live_host *h, size_t i, const char **system,
+		       const char **name)
+{
+	const struct hist_event_desc *d = hist_event_desc(h->bound[i]);
+
+	*system = d->system;
+	*name = d->name;
+	return h->bound[i];
+}
+
+hist_event *host_event_by_id(const struct live_host *h, uint32_t id)
+{
+	return id < h->nr_ids ? h->by_id[id] : NULL;
+}
+
+const char *host_clock(const struct live_host *h)
+{
+	return h->clock;
+}

@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tracefs for hist-live: where it is, our instance, and every file we
+ * change written down so it can be put back.
+ *
+ * By default hist-live traces in a private instance
+ * (instances/hist-live.PID): its buffers, event enables and clock are
+ * its own, so nothing another tracer set up is touched, and removing the
+ * directory undoes it all.  With --top it uses the top-level buffer and
+ * restores each file it changed (events' enable, tracing_on,
+ * trace_clock, buffer_size_kb) to its old value.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "live.h"
+
+#define TRACEFS_MAGIC 0x74726163
+
+int live_fmt(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+static int is_tracefs(const char *dir)
+{
+	struct statfs s;
+	char p[PATH_MAX];
+
+	if (statfs(dir, &s) || (unsigned long)s.f_type != TRACEFS_MAGIC)
+		return 0;
+	/* a tracefs whose events we can see */
+	return !live_fmt(p, sizeof(p), "%s/events/header_page", dir) &&
+	       access(p, R_OK) == 0;
+}
+
+/* The first tracefs in /proc/mounts, or debugfs's tracing/ directory. */
+static int find_mount(char *out, size_t len)
+{
+	FILE *f = fopen("/proc/mounts", "r");
+	char dev[256], dir[PATH_MAX], type[64];
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fscanf(f, "%255s %4095s %63s %*[^\n]", dev, dir, type) == 3) {
+		if (!strcmp(type, "tracefs") && is_tracefs(dir)) {
+			snprintf(out, len, "%s", dir);
+			found = 1;
+		} else if (!strcmp(type, "debugfs")) {
+			char t[PATH_MAX];
+
+			if (!live_fmt(t, sizeof(t), "%s/tracing", dir) &&
+			    is_tracefs(t)) {
+				snprintf(out, len, "%s", t);
+				found = 1;
+			}
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static int remember(struct live_tfs *t, const char *path, const char *old)
+{
+	struct live_undo *u;
+
+	if (t->nr_undo == t->cap_undo) {
+		size_t cap = t->cap_undo ? 2 * t->cap_undo : 16;
+
+		u = realloc(t->undo, cap * sizeof(*u));
+		if (!u)
+			return -ENOMEM;
+		t->undo = u;
+		t->cap_undo = cap;
+	}
+	u = &t->undo[t->nr_undo];
+	u->path = strdup(path);
+	u->old = strdup(old);
+	if (!u->path || !u->old) {
+		free(u->path);
+		free(u->old);
+		return -ENOMEM;
+	}
+	t->nr_undo++;
+	return 0;
+}
+
+const char *tfs_path(const struct live_tfs *t, const char *rel, char *buf,
+		     size_t len)
+{
+	if (live_fmt(buf, len, "%s/%s", t->inst, rel))
+		buf[0] = 0;	/* opens fail */
+	return buf;
+}
+
+static char *read_path(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap = 4096, n = 0;
+	char *buf;
+
+	if (fd < 0)
+		return NULL;
+	buf = malloc(cap + 1);
+	while (buf) {
+		ssize_t k = read(fd, buf + n, cap - n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			int e = errno;
+
+			free(buf);
+			buf = NULL;
+			errno = e;
+			break;
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+		if (n == cap) {
+			char *nb = realloc(buf, 2 * cap + 1);
+
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				errno = ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	close(fd);
+	if (buf) {
+		buf[n] = 0;
+		if (len)
+			*len = n;
+	}
+	return buf;
+}
+
+char *tfs_read(const struct live_tfs *t, const char *rel, int in_inst,
+	       size_t *len)
+{
+	char p[PATH_MAX];
+
+	if (live_fmt(p, sizeof(p), "%s/%s", in_inst ? t->inst : t->root, rel)) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	return read_path(p, len);
+}
+
+static int write_path(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	size_t n = strlen(val);
+	ssize_t k;
+	int e;
+
+	if (fd < 0)
+		return -errno;
+	k = write(fd, val, n);
+	e = errno;
+	close(fd);
+	if (k < 0)
+		return -e;
+	return (size_t)k == n ? 0 : -EIO;
+}
+
+/* What to write back: the file's value, or for a choice file such as
+ * trace_clock ("[local] global ...") the bracketed word. */
+static void current_value(char *s)
+{
+	char *lb = strchr(s, '['), *rb = lb ? strchr(lb, ']') : NULL;
+	size_t n;
+
+	if (lb && rb) {
+		memmove(s, lb + 1, (size_t)(rb - lb - 1));
+		s[rb - lb - 1] = 0;
+		return;
+	}
+	/* buffer_size_kb before first use: "7 (expanded: 1408)", the
+	 * size it will have once used */
+	lb = strstr(s, "(expanded: ");
+	if (lb)
+		memmove(s, lb + 11, strlen(lb + 11) + 1);
+	n = strcspn(s, " )\n");
+	s[n] = 0;
+}
+
+int tfs_write(struct live_tfs *t, const char *rel, const char *val, int remember_it)
+{
+	char p[PATH_MAX];
+	char *old = NULL;
+	int ret;
+
+	tfs_path(t, rel, p, sizeof(p));
+	if (remember_it) {
+		old = read_path(p, NULL);
+		if (!old)
+			return -errno;
+		current_value(old);
+		if (!strcmp(old, val)) {
+			free(old);
+			return 0;	/* nothing to change, nothing to undo */
+		}
+	}
+	ret = write_path(p, val);
+	if (!ret && old)
+		ret = remember(t, p, old);
+	free(old);
+	return ret;
+}
+
+int tfs_open(struct live_tfs *t, const char *dir, int top, char *err,
+	     size_t errlen)
+{
+	static const char def[] = "/sys/kernel/tracing";
+
+	memset(t, 0, sizeof(*t));
+	if (dir) {
+		if (!is_tracefs(dir)) {
+			snprintf(err, errlen, "%s: not a readable tracefs", dir);
+			return -1;
+		}
+		snprintf(t->root, sizeof(t->root), "%s", dir);
+	} else if (!find_mount(t->root, sizeof(t->root))) {
+		if (mount("nodev", def, "tracefs", 0, NULL)) {
+			snprintf(err, errlen, "no tracefs mounted, and mounting one "
+				 "on %s failed: %s", def, strerror(errno));
+			return -1;
+		}
+		snprintf(t->root, sizeof(t->root), "%s", def);
+		t->mounted = 1;
+		if (!is_tracefs(def)) {
+			snprintf(err, errlen, "%s: tracefs without events", def);
+			tfs_close(t);
+			return -1;
+		}
+	}
+	if (top) {
+		snprintf(t->inst, sizeof(t->inst), "%s", t->root);
+		return 0;
+	}
+	if (live_fmt(t->inst, sizeof(t->inst), "%s/instances/" PROG ".%d", t->root,
+		     (int)getpid()) || mkdir(t->inst, 0750)) {
+		snprintf(err, errlen, "cannot create the trace instance %s: %s",
+			 t->inst, strerror(errno));
+		tfs_close(t);
+		return -1;
+	}
+	t->instance = 1;
+	return 0;
+}
+
+void tfs_close(struct live_tfs *t)
+{
+	int i;
+
+	while (t->nr_undo) {
+		struct live_undo *u = &t->undo[--t->nr_undo];
+		int ret = write_path(u->path, u->old);
+
+		if (ret)
+			fprintf(stderr, PROG ": could not restore %s to '%s': %s\n",
+				u->path, u->old, strerror(-ret));
+		free(u->path);
+		free(u->old);
+	}
+	free(t->undo);
+	t->undo = NULL;
+	t->cap_undo = 0;
+	if (t->instance) {
+		/* the kernel refuses while a file of it is open: retry */
+		for (i = 0; i < 50 && rmdir(t->inst) && errno == EBUSY; i++)
+			usleep(20000);
+		if (access(t->inst, F_OK) == 0)
+			fprintf(stderr, PROG ": could not remove %s: %s\n", t->inst,
+				strerror(errno));
+		t->instance = 0;
+	}
+	if (t->mounted) {
+		if (umount(t->root))
+			fprintf(stderr, PROG ": could not unmount %s: %s\n", t->root,
+				strerror(errno));
+		t->mounted = 0;
+	}
+}

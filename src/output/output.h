@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the hist file printer (output.c) shares with the other read-outs
+ * of a histogram (iter.c, json.c): the sorted entry list and the text of
+ * one key, so every read-out lists the same entries in the same order
+ * with the same words.
+ */
+#ifndef HIST_OUTPUT_H
+#define HIST_OUTPUT_H
+
+#include "core/trigger.h"
+
+/*
+ * H's entries in MAP, in the order the hist file prints them: *OUT is an
+ * array of *NR elements (free it with hist__free()).
+ * Context: control thread, concurrently with hits; allocates.
+ * Returns 0 or -HIST_ENOMEM.
+ */
+int hist__hist_sorted(const struct hist__hist *h, struct hist_map *map,
+		      struct hist_map_elt ***out, uint32_t *nr) HIST__INTERNAL;
+
+/* The value of key K (not a stack) as the hist file prints it after
+ * "name: ", padding included.  SLOT is K's bytes in the compound key,
+ * COMM the element's saved comm (.execname). */
+void hist__key_print_value(struct hist__sb *sb, const struct hist__hist *h,
+			   const struct hist__field *k, const uint8_t *slot,
+			   const char *comm) HIST__INTERNAL;
+
+/* ADDR through the host's symbol resolver, or 0x... (the kernel's %ps /
+ * %pS with WITH_OFFSET), padded to WIDTH. */
+void hist__print_sym(struct hist__sb *sb, const struct hist_host *host,
+		     uint64_t addr, int with_offset, unsigned width) HIST__INTERNAL;
+
+/* V as hundredths of a percent of TOTAL, as the hist file computes it;
+ * UINT32_MAX where it prints [ERROR]. */
+uint32_t hist__percentage(uint64_t v, uint64_t total) HIST__INTERNAL;
+
+#endif

@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The example hosts, run for real.
+ *
+ * hist-live on this machine's kernel: context switches per task while a
+ * workload of known name runs (it must show up), wakeup latency through a
+ * synthetic event (every latency must be a real one: the CPUs' records are
+ * merged in time order), JSON output, and --top, after which every tracefs
+ * file it touched must read as before.  Needs root and tracefs: without
+ * them (a CI container) these tests say SKIP and why.
+ *
+ * libhist-malloc.so preloaded into a workload with known allocations: the
+ * size histogram counts them exactly, the synthetic latency event fires
+ * once per malloc, onmax().save() keeps the maximum, JSON parses, and the
+ * preload survives ordinary programs.  Not under sanitizers (an
+ * instrumented preload cannot go into an uninstrumented program).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static char tmp[256], build[512], tracefs[512];
+static int tracefs_mounted_by_us;
+
+static int sh(int show, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int sh(int show, const char *fmt, ...)
+{
+	char cmd[8192], full[8600];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	snprintf(full, sizeof(full), "( %s ) > %s/out 2>&1", cmd, tmp);
+	fflush(stdout);
+	st = system(full);
+	st = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+	if (st && show) {
+		char show_cmd[600];
+
+		printf("# exit %d: %s\n", st, cmd);
+		snprintf(show_cmd, sizeof(show_cmd), "sed 's/^/#   /' %s/out | tail -30", tmp);
+		fflush(stdout);
+		if (system(show_cmd))
+			printf("#   (no output)\n");
+	}
+	return st;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *s;
+	size_t n;
+
+	if (!f)
+		return NULL;
+	s = calloc(1, 4 << 20);
+	n = s ? fread(s, 1, (4 << 20) - 1, f) : 0;
+	if (s)
+		s[n] = 0;
+	fclose(f);
+	return s;
+}
+
+static char *tmp_file(const char *name)
+{
+	char p[600];
+
+	snprintf(p, sizeof(p), "%s/%s", tmp, name);
+	return slurp(p);
+}
+
+static int have_python(void)
+{
+	return system("python3 -c 'import json' >/dev/null 2>&1") == 0;
+}
+
+/* The next line of a tool's own ("# sched/sched_switch ...", not the
+ * hist file's "# event histogram", "# trigger info", "#") after P. */
+static const char *next_section(const char *p)
+{
+	while ((p = strstr(p + 1, "\n# "))) {
+		if (strncmp(p, "\n# event histogram", strlen("\n# event histogram")) &&
+		    strncmp(p, "\n# trigger info", strlen("\n# trigger info")))
+			return p;
+	}
+	return NULL;
+}
+
+/* The number after LABEL in the section of TEXT that starts at HEADER
+ * ("# sched/sched_switch", a key "{ size: ~ 2^6  }"; NULL: the start),
+ * or -1. */
+static long long number_after(const char *text, const char *header, const char *label)
+{
+	const char *p = header ? strstr(text, header) : text;
+	const char *end = p ? next_section(p) : NULL;
+	const char *q;
+
+	if (!p)
+		return -1;
+	q = strstr(p, label);
+	if (!q || (end && q > end))
+		return -1;
+	return strtoll(q + strlen(label), NULL, 10);
+}
+
+/* ---- hist-live ------------------------------------------------------------ */
+
+/* Can hist-live run here?  Finds (or mounts) tracefs for the state checks;
+ * 0 with a reason printed if not. */
+static int live_possible(void)
+{
+	FILE *f;
+	char dev[256], dir[512], type[64];
+
+	if (geteuid() != 0) {
+		printf("# SKIP hist-live: not root (tracefs needs it)\n");
+		return 0;
+	}
+	f = fopen("/proc/mounts", "r");
+	while (f && fscanf(f, "%255s %511s %63s %*[^\n]", dev, dir, type) == 3) {
+		if (!strcmp(type, "tracefs")) {
+			snprintf(tracefs, sizeof(tracefs), "%s", dir);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (!tracefs[0]) {
+		snprintf(tracefs, sizeof(tracefs), "%s/tracefs", tmp);
+		mkdir(tracefs, 0700);
+		if (mount("nodev", tracefs, "tracefs", 0, NULL)) {
+			printf("# SKIP hist-live: no tracefs (mount: %s)\n", strerror(errno));
+			tracefs[0] = 0;
+			return 0;
+		}
+		tracefs_mounted_by_us = 1;
+	}
+	{
+		char p[600];
+
+		snprintf(p, sizeof(p), "%s/events/sched/sched_switch/format", tracefs);
+		if (access(p, R_OK)) {
+			printf("# SKIP hist-live: %s: %s\n", p, strerror(errno));
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* Run hist-live with ARGS (bounded); 0, or SKIP (3: no tracing here). */
+static int run_live(const char *args)
+{
+	int st = sh(1, "timeout -s INT 60 %s/hist-live -q --tracefs %s %s > %s/live.out",
+		    build, tracefs, args, tmp);
+
+	if (st == 3)
+		printf("# SKIP hist-live cannot trace here (exit 3)\n");
+	return st;
+}
+
+static int leftover_instances(void)
+{
+	return sh(0, "ls %s/instances | grep -q hist-live", tracefs) == 0;
+}
+
+static void test_live_switch_counts(void)
+{
+	char *out;
+	long long n;
+	int st;
+
+	if (!tracefs[0])
+		return;
+	/* a workload whose name we know: the shell running this script is
+	 * "hlwork", and it sleeps (switches out) 100 times */
+	T_EQ(sh(1, "printf '#!/bin/sh\\ni=0\\nwhile [ $i -lt 100 ]; do sleep 0.01; "
+		"i=$((i+1)); done\\n' > %s/hlwork && chmod +x %s/hlwork", tmp, tmp), 0);
+	st = sh(1, "timeout -s INT 60 %s/hist-live -q --tracefs %s -d 30 "
+		"-t 'sched/sched_switch hist:keys=prev_comm:sort=hitcount.descending' "
+		"-- %s/hlwork > %s/live.out", build, tracefs, tmp, tmp);
+	if (st == 3) {
+		printf("# SKIP hist-live cannot trace here (exit 3)\n");
+		return;
+	}
+	T_EQ(st, 0);
+	out = tmp_file("live.out");
+	T_ASSERT(out && strstr(out, "# trigger info: hist:keys=prev_comm:vals=hitcount:"
+			       "sort=hitcount.descending:size=2048 [active]"));
+	n = out ? number_after(out, "{ prev_comm: hlwork ", "hitcount:") : -1;
+	if (n < 100)
+		printf("# hlwork switched out %lld times\n", n);
+	T_ASSERT(n >= 100);
+	T_ASSERT(out && number_after(out, "{ prev_comm: sleep ", "hitcount:") >= 50);
+	T_ASSERT(out && number_after(out, NULL, "    Hits: ") > 200);
+	free(out);
+	T_EQ(leftover_instances(), 0);
+}
+
+static void test_live_wakeup_latency(void)
+{
+	char *out, *p;
+	long long hits;
+	int st;
+
+	if (!tracefs[0])
+		return;
+	st = run_live("-d 2 -s 'wakeup_latency u64 lat; pid_t pid; char comm[16]' "
+		      "-t 'sched/sched_waking hist:keys=pid:ts0=common_timestamp.usecs' "
+		      "-t 'sched/sched_switch hist:keys=next_pid:lat=common_timestamp.usecs-$ts0:"
+		      "onmatch(sched.sched_waking).wakeup_latency($lat,next_pid,next_comm)' "
+		      "-t 'synthetic/wakeup_latency hist:keys=lat.log2:sort=lat' "
+		      "-t 'synthetic/wakeup_latency hist:keys=comm:l=lat:sort=hitcount.descending:"
+		      "onmax($l).save(pid)' "
+		      "-- sh -c 'for i in 1 2 3 4 5 6 7 8; do sleep 0.05; done'");
+	if (st == 3)
+		return;
+	T_EQ(st, 0);
+	out = tmp_file("live.out");
+	T_ASSERT(out != NULL);
+	if (!out)
+		return;
+	hits = number_after(out, "# synthetic/wakeup_latency", "    Hits: ");
+	T_ASSERT(hits > 0);
+	/* a latency is never "negative" (a 2^64 bucket): every wakeup was
+	 * fed before the switch it caused */
+	for (p = strstr(out, "lat: ~ 2^"); p; p = strstr(p + 1, "lat: ~ 2^"))
+		T_ASSERT(atoi(p + 9) < 40);
+	T_ASSERT(strstr(out, "\tmax: ") != NULL);
+	T_ASSERT(strstr(out, "pid: ") != NULL);
+	free(out);
+	T_EQ(leftover_instances(), 0);
+}
+
+static void test_live_json(void)
+{
+	char cmd[600];
+	int st;
+
+	if (!tracefs[0])
+		return;
+	st = run_live("-d 1 --json -t 'sched/sched_switch hist:keys=common_pid.execname,"
+		      "prev_state:vals=hitcount,prev_prio.percent' "
+		      "-t 'sched/sched_switch hist:keys=next_prio.log2'");
+	if (st == 3)
+		return;
+	T_EQ(st, 0);
+	if (!have_python()) {
+		printf("# SKIP JSON parser check: python3 is not installed\n");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "python3 test/json_check.py --live "
+		 "--expect-event sched/sched_switch %s/live.out", tmp);
+	T_EQ(sh(1, "%s", cmd), 0);
+}
+
+/* What --top may change, read back as comparable text. */
+static void top_state(char *buf, size_t len)
+{
+	static const char *const files[] = {
+		"tracing_on", "trace_clock", "buffer_size_kb", "set_event",
+		"events/sched/sched_switch/enable", "events/sched/sched_waking/enable",
+	};
+	size_t i, n = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char p[700], *s, *x;
+
+		snprintf(p, sizeof(p), "%s/%s", tracefs, files[i]);
+		s = slurp(p);
+		/* "7 (expanded: 1408)": the size the buffer gets once used,
+		 * which any use of tracing makes the size it has */
+		x = s ? strstr(s, "(expanded: ") : NULL;
+		n += (size_t)snprintf(buf + n, len - n, "%s=%s", files[i],
+				      x ? x + 11 : s ? s : "?");
+		if (x)
+			n += (size_t)snprintf(buf + n, len - n, "\n");
+		free(s);
+	}
+}
+
+static void test_live_top_restores(void)
+{
+	char before[4096], after[4096];
+	int st;
+
+	if (!tracefs[0])
+		return;
+	top_state(before, sizeof(before));
+	st = run_live("--top -b 1111 -d 1 -t 'sched/sched_switch hist:keys=prev_pid:"
+		      "t=common_timestamp:clock=mono' "
+		      "-t 'sched/sched_waking hist:keys=pid'");
+	if (st == 3)
+		return;
+	T_EQ(st, 0);
+	top_state(after, sizeof(after));
+	T_STREQ(after, before);
+	T_ASSERT(strstr(before, "tracing_on=") != NULL);
+}
+
+static void test_live_usage(void)
+{
+	/* no tracing needed: bad usage is refused before tracefs is touched */
+	T_EQ(sh(0, "%s/hist-live", build), 2);
+	T_EQ(sh(0, "%s/hist-live -t nocommand", build), 2);
+	T_EQ(sh(0, "%s/hist-live -i 0 -t 'a/b hist:keys=x'", build), 2);
+	T_EQ(sh(1, "%s/hist-live --help | grep -q -- --trigger", build), 0);
+	T_EQ(sh(1, "%s/hist-live --version | grep -q libhist", build), 0);
+	if (tracefs[0]) {
+		/* an event the kernel does not have: rejected, exit 2 since no
+		 * trigger is left to run */
+		T_EQ(sh(0, "%s/hist-live -q --tracefs %s -d 1 -t 'nosys/noevent "
+			"hist:keys=x'", build, tracefs), 2);
+		T_EQ(leftover_instances(), 0);
+	}
+}
+
+/* ---- libhist-malloc.so --------------------------------------------------- */
+
+static int preload_possible(void)
+{
+	const char *san = getenv("HIST_SAN");
+
+	if (san && *san) {
+		printf("# SKIP libhist-malloc.so: sanitizer build (%s)\n", san);
+		return 0;
+	}
+	return 1;
+}
+
+/* The one output file the preload wrote for the demo. */
+static char *malloc_output(void)
+{
+	char *name, *text;
+
+	if (sh(1, "ls %s/m.*.txt | head -1", tmp))
+		return NULL;
+	name = tmp_file("out");
+	if (!name)
+		return NULL;
+	name[strcspn(name, "\n")] = 0;
+	text = slurp(name);
+	free(name);
+	return text;
+}
+
+static void test_malloc_demo(void)
+{
+	char *out, *p;
+	long long exits, lat_hits, maxes = 0;
+
+	if (!preload_possible())
+		return;
+	T_EQ(sh(1, "rm -f %s/m.*.txt; LD_PRELOAD=%s/examples/malloc-trace/libhist-malloc.so "
+		"HIST_MALLOC_OUT=%s/m.%%p.txt %s/examples/malloc-trace/malloc-demo "
+		"| grep -q '4 threads done'", tmp, build, tmp, build), 0);
+	out = malloc_output();
+	T_ASSERT(out != NULL);
+	if (!out)
+		return;
+	/* exactly the demo's allocations in their size classes (and maybe
+	 * a few of the C library's own) */
+	T_ASSERT(number_after(out, "{ size: ~ 2^6  }", "hitcount:") >= 8000);
+	T_ASSERT(number_after(out, "{ size: ~ 2^6  }", "hitcount:") < 8100);
+	T_ASSERT(number_after(out, "{ size: ~ 2^12 }", "hitcount:") >= 800);
+	T_ASSERT(number_after(out, "{ size: ~ 2^20 }", "hitcount:") >= 80);
+	/* one synthetic event per malloc that returned */
+	exits = number_after(out, "# malloc/malloc_exit", "    Hits: ");
+	lat_hits = number_after(out, "# synthetic/malloc_latency", "    Hits: ");
+	T_ASSERT(exits >= 8880);
+	T_EQ(lat_hits, exits);
+	/* onmax($l).save(lat,tid): the saved latency is the maximum */
+	for (p = strstr(out, "\tmax: "); p; p = strstr(p + 1, "\tmax: ")) {
+		long long max = strtoll(p + 6, NULL, 10);
+		const char *lat = strstr(p, "lat: ");
+
+		T_ASSERT(lat && strtoll(lat + 5, NULL, 10) == max);
+		T_ASSERT(strstr(p, "tid: ") != NULL);
+		maxes++;
+	}
+	T_ASSERT(maxes >= 3);
+	free(out);
+}
+
+static void test_malloc_json_and_triggers(void)
+{
+	char *out;
+
+	if (!preload_possible())
+		return;
+	T_EQ(sh(1, "rm -f %s/m.*.txt; LD_PRELOAD=%s/examples/malloc-trace/libhist-malloc.so "
+		"HIST_MALLOC_JSON=1 HIST_MALLOC_OUT=%s/m.%%p.txt "
+		"%s/examples/malloc-trace/malloc-demo", tmp, build, tmp, build), 0);
+	if (have_python())
+		T_EQ(sh(1, "python3 test/json_check.py --malloc --expect-event "
+			"synthetic/malloc_latency --expect-event malloc/free $(ls %s/m.*.txt)",
+			tmp), 0);
+	else
+		printf("# SKIP JSON parser check: python3 is not installed\n");
+	/* the user's own triggers instead of the defaults */
+	T_EQ(sh(1, "printf '# frees per thread name\\nmalloc/free hist:keys=common_pid.execname\\n'"
+		" > %s/trig && rm -f %s/m.*.txt && "
+		"LD_PRELOAD=%s/examples/malloc-trace/libhist-malloc.so "
+		"HIST_MALLOC_TRIGGERS=%s/trig "
+		"HIST_MALLOC_OUT=%s/m.%%p.txt %s/examples/malloc-trace/malloc-demo",
+		tmp, tmp, build, tmp, tmp, build), 0);
+	out = malloc_output();
+	T_ASSERT(out && strstr(out, "hist:keys=common_pid.execname:vals=hitcount"));
+	T_ASSERT(out && strstr(out, "malloc-demo"));
+	T_ASSERT(out && !strstr(out, "synthetic"));
+	free(out);
+	/* ordinary programs keep working with it */
+	T_EQ(sh(1, "LD_PRELOAD=%s/examples/malloc-trace/libhist-malloc.so "
+		"HIST_MALLOC_OUT=%s/ls.%%p.txt sh -c 'ls / | sort > /dev/null'", build, tmp), 0);
+	T_EQ(sh(1, "cat %s/ls.*.txt | grep -q 'Hits: '", tmp), 0);
+}
+
+int main(int argc, char **argv)
+{
+	char *slash;
+
+	(void)argc;
+	snprintf(build, sizeof(build), "%s", argv[0]);
+	slash = strrchr(build, '/');
+	if (slash)
+		*slash = 0;
+	slash = strrchr(build, '/');
+	if (slash)
+		*slash = 0;
+	else
+		snprintf(build, sizeof(build), "build");
+	snprintf(tmp, sizeof(tmp), "/tmp/test_examples.XXXXXX");
+	if (!mkdtemp(tmp))
+		return 1;
+	live_possible();
+	T_RUN(test_live_usage);
+	T_RUN(test_live_switch_counts);
+	T_RUN(test_live_wakeup_latency);
+	T_RUN(test_live_json);
+	T_RUN(test_live_top_restores);
+	T_RUN(test_malloc_demo);
+	T_RUN(test_malloc_json_and_triggers);
+	if (tracefs_mounted_by_us && umount(tracefs))
+		printf("# could not unmount %s: %s\n", tracefs, strerror(errno));
+	{
+		char cmd[1200];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+		if (system(cmd))
+			printf("# could not remove %s\n", tmp);
+	}
+	return T_DONE();
+}
