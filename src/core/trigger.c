@@ -213,7 +213,10 @@ static void run_one(struct hist__trigger *t, struct hist__rec *r)
 
 void hist__triggers_run(struct hist__tlist *tl, struct hist__rec *r)
 {
-	uint32_t i, post = 0;
+	/* traceoff and stacktrace run after the others; the slot rules
+	 * allow at most one of each per event */
+	struct hist__trigger *post[2];
+	uint32_t i, n_post = 0;
 
 	for (i = 0; i < tl->n; i++) {
 		struct hist__trigger *t = tl->t[i];
@@ -224,15 +227,14 @@ void hist__triggers_run(struct hist__tlist *tl, struct hist__rec *r)
 			continue;
 		if (t->filter && !hist__filter_match(t->filter, r))
 			continue;
-		if (is_post(t->kind)) {
-			post |= 1u << (i < 31 ? i : 31);
+		if (is_post(t->kind) && n_post < 2) {
+			post[n_post++] = t;
 			continue;
 		}
 		run_one(t, r);
 	}
-	for (i = 0; post && i < tl->n; i++)
-		if (post & (1u << (i < 31 ? i : 31)))
-			run_one(tl->t[i], r);
+	for (i = 0; i < n_post; i++)
+		run_one(post[i], r);
 }
 
 /* ---- commands ------------------------------------------------------ */
