@@ -42,6 +42,7 @@ struct hist__action {
 	/* snapshot(): the global value, key and comm of the last snapshot */
 	uint64_t snap_val;
 	uint32_t snap_updated;
+	uint32_t snap_busy;			/* one snapshot update at a time */
 	uint8_t snap_key[HIST__KEY_SIZE_MAX];
 	char snap_comm[HIST__COMM_LEN];
 };
@@ -917,16 +918,28 @@ static void snapshot(struct hist__action *a, const struct hist__hist *h,
 	const struct hist_host *host = e->r->host;
 	uint64_t last = hist__load_relaxed(&a->snap_val);
 
+	uint32_t idle = 0;
+
 	/* the snapshot tracks a global max/change across all entries */
 	if (a->handler == ONMAX ? v <= last : v == last)
 		return;
-	hist__store_relaxed(&a->snap_val, v);
-	memcpy(a->snap_key, key, h->key_size);
-	if (h->needs_comm)
-		memcpy(a->snap_comm, payload + h->comm_off, HIST__COMM_LEN);
-	hist__store_relaxed(&a->snap_updated, 1u);
-	if (host && host->snapshot)
-		host->snapshot(host->data, h->ev, e->r->hit);
+	/* One snapshot at a time (the kernel holds a lock here; a hit must
+	 * not wait, so a racing hit gives up its snapshot instead).
+	 * acquire: the holder's key and value stores are visible to us. */
+	if (!hist__cas_acq_rel(&a->snap_busy, &idle, 1u))
+		return;
+	last = hist__load_relaxed(&a->snap_val);
+	if (a->handler == ONMAX ? v > last : v != last) {
+		hist__store_relaxed(&a->snap_val, v);
+		memcpy(a->snap_key, key, h->key_size);
+		if (h->needs_comm)
+			memcpy(a->snap_comm, payload + h->comm_off, HIST__COMM_LEN);
+		hist__store_relaxed(&a->snap_updated, 1u);
+		if (host && host->snapshot)
+			host->snapshot(host->data, h->ev, e->r->hit);
+	}
+	/* release: publishes the key and value to the next holder */
+	hist__store_release(&a->snap_busy, 0u);
 }
 
 void hist__actions_run(const struct hist__hist *h, struct hist__eval *e,
