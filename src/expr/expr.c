@@ -467,10 +467,8 @@ static struct hist__field *parse_plain(struct hist__fctx *fc, const char *s,
 	f->type = hist__strdup(base->type);
 	f->fn = (f->flags & HIST__F_LOG2) ? ev_log2 : ev_bucket;
 	f->bucket = bucket;
-	if (!f->type) {
-		hist__field_free(f);
-		goto nomem;
-	}
+	if (!f->type)
+		goto nomem;	/* frees f and, through it, base */
 	return f;
 nomem:
 	hist__field_free(f);
