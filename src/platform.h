@@ -91,6 +91,17 @@ void hist__free(void *p) HIST__INTERNAL;
 char *hist__strdup(const char *s) HIST__INTERNAL;
 char *hist__strndup(const char *s, size_t n) HIST__INTERNAL;
 
+/*
+ * A deferred free, embedded in every object that a running hit may still
+ * be reading when a control call takes it away (like the kernel's
+ * rcu_head), so that retiring it never allocates: see hist__retire().
+ */
+struct hist__retired {
+	struct hist__retired *next;
+	void (*free_fn)(void *p);
+	void *p;
+};
+
 /* Text helpers that the freestanding build cannot take from libc. */
 int hist__parse_u64(const char *s, size_t n, int base, uint64_t *out) HIST__INTERNAL;
 int hist__parse_s64(const char *s, size_t n, int base, int64_t *out) HIST__INTERNAL;

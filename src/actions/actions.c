@@ -725,7 +725,8 @@ void hist__actions_release(struct hist__hist *h)
 	}
 	/* the hidden histograms go with their owner */
 	for (i = h->nr_var_hists; i-- > 0;)
-		hist__trigger_remove(h->var_hists[i]->ev, h->var_hists[i]);
+		/* (a failure keeps it registered until the context goes) */
+		(void)hist__trigger_remove(h->var_hists[i]->ev, h->var_hists[i]);
 	h->nr_var_hists = 0;
 }
 

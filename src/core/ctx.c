@@ -41,9 +41,8 @@ void hist_ctx_reclaim(hist_ctx *ctx)
 
 	ctx->retired = NULL;
 	for (; r; r = next) {
-		next = r->next;
+		next = r->next;		/* R is freed with its object */
 		r->free_fn(r->p);
-		hist__free(r);
 	}
 }
 
@@ -67,10 +66,9 @@ void hist_ctx_destroy(hist_ctx *ctx)
 	hist__free(ctx);
 }
 
-void hist__retire(struct hist_ctx *ctx, void (*free_fn)(void *p), void *p)
+void hist__retire(struct hist_ctx *ctx, struct hist__retired *node,
+		  void (*free_fn)(void *p), void *p)
 {
-	struct hist__retired *r;
-
 	if (!p)
 		return;
 	if (ctx->host.synchronize) {
@@ -78,16 +76,10 @@ void hist__retire(struct hist_ctx *ctx, void (*free_fn)(void *p), void *p)
 		free_fn(p);
 		return;
 	}
-	r = hist__zalloc(sizeof(*r));
-	if (!r) {
-		/* No grace period and no memory to wait for one: leaking is
-		 * the only safe choice while hits may be running. */
-		return;
-	}
-	r->free_fn = free_fn;
-	r->p = p;
-	r->next = ctx->retired;
-	ctx->retired = r;
+	node->free_fn = free_fn;
+	node->p = p;
+	node->next = ctx->retired;
+	ctx->retired = node;
 }
 
 uint64_t hist__ctx_now(const struct hist_ctx *ctx)
@@ -138,7 +130,7 @@ void hist__ctx_del_event(struct hist_ctx *ctx, struct hist_event *ev)
 	for (pp = &ctx->events; *pp; pp = &(*pp)->next) {
 		if (*pp == ev) {
 			*pp = ev->next;
-			hist__retire(ctx, free_event, ev);
+			hist__retire(ctx, &ev->retire, free_event, ev);
 			return;
 		}
 	}

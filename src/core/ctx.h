@@ -21,13 +21,6 @@ struct hist__errlog_entry {
 	char cmd[HIST__CMD_MAX + 8];
 };
 
-/* Something freed once no hit can still see it. */
-struct hist__retired {
-	struct hist__retired *next;
-	void (*free_fn)(void *p);
-	void *p;
-};
-
 struct hist_ctx {
 	struct hist_host host;
 	struct hist_ctx_opts opts;
@@ -59,10 +52,12 @@ void hist__errlog_add(struct hist_ctx *ctx, const char *loc, const char *cmd,
 
 /*
  * Free P with FREE_FN once no hist_event_hit() can be using it: at once
- * after host->synchronize(), else at hist_ctx_reclaim()/destroy.
- * If retiring itself fails to allocate, waits the same way first.
+ * after host->synchronize(), else at hist_ctx_reclaim()/destroy.  NODE is
+ * storage inside P (or freed by FREE_FN with it): retiring never
+ * allocates, so a removal never has to choose between failing and leaking.
  */
-void hist__retire(struct hist_ctx *ctx, void (*free_fn)(void *p), void *p) HIST__INTERNAL;
+void hist__retire(struct hist_ctx *ctx, struct hist__retired *node,
+		  void (*free_fn)(void *p), void *p) HIST__INTERNAL;
 
 /* hist_event_hit() for a record generated DEPTH levels inside a hit. */
 void hist__event_hit(struct hist_event *ev, const void *rec, size_t len,

@@ -105,20 +105,33 @@ int hist__hist_setup(struct hist__hist *h)
 	return h->map ? 0 : -HIST_ENOMEM;
 }
 
+/* A cleared table waiting for its grace period. */
+struct retired_map {
+	struct hist__retired retire;
+	struct hist_map *map;
+};
+
 static void map_free(void *p)
 {
-	hist__map_destroy(p);
+	struct retired_map *rm = p;
+
+	hist__map_destroy(rm->map);
+	hist__free(rm);
 }
 
 int hist__hist_clear(struct hist__hist *h)
 {
 	struct hist_ctx *ctx = h->ev->ctx;
 	struct hist_map *old = h->map, *fresh = new_map(h);
+	struct retired_map *rm = hist__zalloc(sizeof(*rm));
 	struct hist_event *ev;
 	struct hist__trigger *t;
 
-	if (!fresh)
+	if (!fresh || !rm) {
+		hist__map_destroy(fresh);
+		hist__free(rm);
 		return -HIST_ENOMEM;
+	}
 	/* Every user of the table switches to the fresh one; hits that
 	 * raced with the swap land in the old table, retired below.
 	 * release: pairs with the acquire load of h->map on the hit path,
@@ -132,7 +145,8 @@ int hist__hist_clear(struct hist__hist *h)
 	} else {
 		hist__store_release(&h->map, fresh);
 	}
-	hist__retire(ctx, map_free, old);
+	rm->map = old;
+	hist__retire(ctx, &rm->retire, map_free, rm);
 	return 0;
 }
 

@@ -95,26 +95,32 @@ int hist__triggers_publish(struct hist_event *ev)
 	/* relaxed: only a hint for the host's probe (hist_event_active) */
 	hist__store_relaxed(&ev->active, n ? 1u : 0u);
 	if (old)
-		hist__retire(ev->ctx, tlist_free, old);
+		hist__retire(ev->ctx, &old->retire, tlist_free, old);
 	return 0;
 }
 
 /* Unlink T from EV's control list and retire it, with the hidden
  * histograms its field variables created on other events. */
-void hist__trigger_remove(struct hist_event *ev, struct hist__trigger *t)
+int hist__trigger_remove(struct hist_event *ev, struct hist__trigger *t)
 {
 	struct hist__trigger **pp;
+	int ret;
 
-	for (pp = &ev->trig_head; *pp; pp = &(*pp)->next) {
-		if (*pp == t) {
-			*pp = t->next;
-			break;
-		}
+	for (pp = &ev->trig_head; *pp && *pp != t; pp = &(*pp)->next)
+		;
+	if (!*pp)
+		return 0;
+	*pp = t->next;
+	ret = hist__triggers_publish(ev);
+	if (ret) {
+		/* the published list still holds T: keep it, unchanged */
+		*pp = t;
+		return ret;
 	}
-	hist__triggers_publish(ev);
 	if (t->hist)
 		hist__actions_release(t->hist);
-	hist__retire(ev->ctx, trigger_free, t);
+	hist__retire(ev->ctx, &t->retire, trigger_free, t);
+	return 0;
 }
 
 void hist__triggers_remove_all(struct hist_event *ev)
@@ -442,7 +448,8 @@ int hist__hist_command(struct hist_event *ev, const char *params, size_t n,
 				ret = -HIST_EBUSY;
 				goto out;
 			}
-			hist__trigger_remove(ev, x);
+			ret = hist__trigger_remove(ev, x);
+			goto out;
 		}
 		ret = 0;
 		goto out;
@@ -508,7 +515,7 @@ static int generic_command(struct hist_event *ev, enum hist__tkind kind,
 			   const char *param, size_t n, bool remove)
 {
 	bool needs_target = kind >= HIST__T_ENABLE_EVENT;
-	const char *p = param, *end = param + n, *filter = NULL;
+	const char *p = param, *end = param ? param + n : NULL, *filter = NULL;
 	const char *count_s = NULL;
 	size_t count_n = 0, filter_n = 0;
 	struct hist__trigger *t, *x, **pp;
@@ -571,10 +578,8 @@ static int generic_command(struct hist_event *ev, enum hist__tkind kind,
 	if (remove) {
 		for (x = ev->trig_head; x; x = x->next) {
 			if (slot_of(x->kind) == slot_of(kind) &&
-			    (!needs_target || x->target == target)) {
-				hist__trigger_remove(ev, x);
-				break;
-			}
+			    (!needs_target || x->target == target))
+				return hist__trigger_remove(ev, x);
 		}
 		return 0;
 	}
@@ -698,6 +703,7 @@ out:
 int hist_trigger_truncate(hist_event *ev)
 {
 	struct hist__trigger *t, *next;
+	int ret;
 
 	/* nothing is removed if any hist is referenced elsewhere */
 	for (t = ev->trig_head; t; t = t->next)
@@ -705,9 +711,10 @@ int hist_trigger_truncate(hist_event *ev)
 			return 0;
 	for (t = ev->trig_head; t; t = next) {
 		next = t->next;
-		if (t->kind == HIST__T_HIST || t->kind == HIST__T_ENABLE_HIST ||
-		    t->kind == HIST__T_DISABLE_HIST)
-			hist__trigger_remove(ev, t);
+		if ((t->kind == HIST__T_HIST || t->kind == HIST__T_ENABLE_HIST ||
+		     t->kind == HIST__T_DISABLE_HIST) &&
+		    (ret = hist__trigger_remove(ev, t)))
+			return ret;
 	}
 	return 0;
 }
@@ -750,10 +757,15 @@ int hist_event_set_filter(hist_event *ev, const char *text,
 		return fe.code;
 	}
 	ev->filter_text = hist__strndup(text, n);
+	if (!ev->filter_text) {
+		ev->filter_text = old_text;
+		hist__filter_destroy(f);
+		return -HIST_ENOMEM;
+	}
 	ev->filter = f;
 retire:
 	if (old)
-		hist__retire(ev->ctx, filter_free, old);
+		hist__retire(ev->ctx, hist__filter_retire_node(old), filter_free, old);
 	hist__free(old_text);
 	return 0;
 }

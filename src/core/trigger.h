@@ -119,10 +119,12 @@ struct hist__trigger {
 	struct hist_event *target;	/* enable/disable_event/hist */
 	struct hist__hist *hist;	/* HIST__T_HIST */
 	struct hist__trigger *next;	/* the event's list (control side) */
+	struct hist__retired retire;
 };
 
 /* The published, immutable list the hot path walks. */
 struct hist__tlist {
+	struct hist__retired retire;
 	uint32_t n;
 	struct hist__trigger *t[];
 };
@@ -175,7 +177,7 @@ int hist__hist_command(struct hist_event *ev, const char *params, size_t n,
 		       bool remove, const char *echo, size_t echo_n,
 		       struct hist__perr *pe, struct hist__trigger **out) HIST__INTERNAL;
 /* Remove a registered trigger (retired after a grace period). */
-void hist__trigger_remove(struct hist_event *ev, struct hist__trigger *t) HIST__INTERNAL;
+int hist__trigger_remove(struct hist_event *ev, struct hist__trigger *t) HIST__INTERNAL;
 
 /* Printing (output.c) */
 void hist__hist_print_info(struct hist__sb *sb, const struct hist__trigger *t) HIST__INTERNAL;

@@ -1040,6 +1040,11 @@ out:
 	return f;
 }
 
+struct hist__retired *hist__filter_retire_node(struct hist_filter *f)
+{
+	return &f->retire;
+}
+
 void hist__filter_destroy(struct hist_filter *f)
 {
 	if (!f)

@@ -31,6 +31,8 @@ struct hist_filter *hist__filter_compile(const struct hist_event *ev,
 bool hist__filter_match(const struct hist_filter *f, struct hist__rec *r) HIST__INTERNAL;
 
 void hist__filter_destroy(struct hist_filter *f) HIST__INTERNAL;
+/* Storage for retiring F (hist__retire()). */
+struct hist__retired *hist__filter_retire_node(struct hist_filter *f) HIST__INTERNAL;
 
 /* The text as written, for trigger listings (" if <text>"). */
 const char *hist__filter_text(const struct hist_filter *f) HIST__INTERNAL;

@@ -57,6 +57,7 @@ struct hist_filter {
 	char *text;
 	uint32_t nr;
 	struct fpred *preds;
+	struct hist__retired retire;	/* replaced event filters */
 };
 
 static inline bool mask_test(const uint64_t *m, uint64_t cpu)

@@ -53,6 +53,7 @@ struct hist_event {
 	struct hist_event *next;	/* context's list */
 	char *filter_text;		/* the event's own filter file */
 	hist_filter *filter;
+	struct hist__retired retire;	/* removal of a synthetic event */
 };
 
 /* Accessors of one field kind: read as integer / as string view. */

@@ -209,7 +209,7 @@ int hist__synth_delete(struct hist_ctx *ctx, struct hist__synth *s)
 	unlink_synth(ctx, s);
 	s->ev->synth = NULL;
 	hist__ctx_del_event(ctx, s->ev);
-	hist__retire(ctx, synth_free, s);
+	hist__retire(ctx, &s->retire, synth_free, s);
 	return 0;
 }
 

@@ -46,6 +46,7 @@ struct hist__synth {
 	uint32_t id;			/* common_type of its records */
 	uint32_t fixed_size;		/* header + slots; dynamic data
 					   starts here */
+	struct hist__retired retire;
 };
 
 /*
