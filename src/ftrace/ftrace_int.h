@@ -262,6 +262,9 @@ struct hist__stream {
 				   valid while the next chunk is loaded */
 	size_t ccap[2];
 	int cur;		/* cbuf[cur] holds buf; -1: a worker slot does */
+	int held;		/* cbuf of the record handed out last, -1: none;
+				   loads never go there (advance() may load
+				   several chunks when some have no records) */
 	int in_page;
 	uint64_t page_off;	/* offset of the page for messages */
 	uint64_t drop_next;	/* drop announced for the next record */

@@ -104,9 +104,9 @@ int hist__chunk_inflate(const struct hist_tracedat *td, void *dctx, uint32_t cpu
 
 int hist__stream_load(struct hist_tracedat *td, struct hist__stream *s)
 {
-	/* The private buffer that does not hold the current chunk, where
-	 * the record handed out last may still be read. */
-	int nb = s->cur == 0 ? 1 : 0, ret;
+	/* The private buffer that does not hold the record handed out
+	 * last, which may still be read. */
+	int nb = s->held == 0 ? 1 : 0, ret;
 	uint64_t pos = s->chunk_pos;
 	size_t len;
 
@@ -210,6 +210,7 @@ int hist__streams_start(struct hist_tracedat *td)
 		s->drop_next = 0;
 		s->need = 1;
 		s->cur = -1;
+		s->held = -1;
 		if (s->compressed) {
 			s->buf = NULL;
 			s->buf_len = 0;
@@ -297,6 +298,7 @@ int hist_tracedat_next(struct hist_tracedat *td, struct hist_ftrace_record *rec)
 		return 0;
 	s = td->heap[0];
 	*rec = s->rec;
+	s->held = s->cur;
 	td->last_dropped = s->rec_dropped;
 	r = advance(td, s);
 	if (hist__likely(r > 0)) {

@@ -455,6 +455,10 @@ static int handle_option(struct open_ctx *c, uint16_t id, const uint8_t *data,
 	case OPT_CPUCOUNT:
 		if (size >= 4)
 			c->cpucount = hist__get32(data, td->big_endian);
+		/* bounded like the v6 count: it sizes the lost-event table */
+		if (c->cpucount > MAX_CPUS)
+			return hist__td_err(td, -HIST_EINVAL, "CPUCOUNT option says %u CPUs",
+					    c->cpucount);
 		break;
 	case OPT_HEADER_INFO:
 	case OPT_FTRACE_EVENTS:
