@@ -1,0 +1,68 @@
+# fuzz/fuzz.mk: fuzz targets for AFL++, their seed corpora, and the coverage
+# report.  Included by the top Makefile.
+#
+#   make fuzz-build        build every target with afl-clang-fast + ASan/UBSan
+#   make fuzz              an AFL++ campaign per target, FUZZ_SECONDS each,
+#                          FUZZ_JOBS at a time; fails on any crash or hang
+#   make fuzz-cmin         shrink each corpus with afl-cmin (after a campaign,
+#                          merges the campaign's queue into fuzz/corpus/)
+#   make fuzz-seeds        regenerate the seed-* files from the test data
+#   make coverage          gcovr line + branch report of src/ from `make check`
+#
+# The corpus replay (every fuzz/corpus file through its target) is
+# test/test_corpus.c, part of `make check`.
+
+FUZZ_TARGETS := $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS    ?= 2
+FUZZ_OUT     ?= $(FUZZ_BUILD)/out
+AFL_CC       ?= afl-clang-fast
+FUZZ_SAN     ?= -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_BINS     = $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
+COV_BUILD    ?= build-cov
+
+.PHONY: fuzz fuzz-build fuzz-bins fuzz-cmin fuzz-seeds fuzz-clean coverage
+
+fuzz-build:
+	AFL_QUIET=1 $(MAKE) BUILD=$(FUZZ_BUILD) CC=$(AFL_CC) OPT="-O2 -g" \
+		SAN="$(FUZZ_SAN)" fuzz-bins
+
+fuzz-bins: $(FUZZ_BINS)
+
+.PRECIOUS: $(BUILD)/fuzz/%.o
+
+# -fsanitize=fuzzer makes afl-clang-fast link its libFuzzer-style driver
+# (persistent mode, shared-memory input).
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/fuzz_%.o $(FTRACE_LIB) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(FTRACE_LIBS) -lpthread
+
+fuzz: fuzz-build
+	FUZZ_BIN=$(FUZZ_BUILD)/fuzz FUZZ_OUT=$(FUZZ_OUT) FUZZ_SECONDS=$(FUZZ_SECONDS) \
+		FUZZ_JOBS=$(FUZZ_JOBS) sh fuzz/run.sh $(FUZZ_TARGETS)
+
+fuzz-cmin: fuzz-build
+	FUZZ_BIN=$(FUZZ_BUILD)/fuzz FUZZ_OUT=$(FUZZ_OUT) sh fuzz/cmin.sh $(FUZZ_TARGETS)
+
+$(BUILD)/fuzz/mkseeds: $(BUILD)/fuzz/mkseeds.o $(FTRACE_LIB) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(FTRACE_LIBS) -lpthread
+
+fuzz-seeds: $(BUILD)/fuzz/mkseeds
+	$(BUILD)/fuzz/mkseeds
+
+fuzz-clean:
+	rm -rf $(FUZZ_BUILD) $(COV_BUILD)
+
+clean: fuzz-clean
+
+# Coverage of src/ by `make check` (unit tests, conformance, corpus replay).
+coverage:
+	rm -rf $(COV_BUILD)
+	-$(MAKE) BUILD=$(COV_BUILD) CC=gcc OPT="-O0 -g" SAN="--coverage -fprofile-update=atomic" check
+	gcovr -r . -f src/ --object-directory $(COV_BUILD) \
+		--html-details $(COV_BUILD)/coverage.html \
+		--txt $(COV_BUILD)/coverage.txt --print-summary $(COV_BUILD)
+	gcovr -r . -f src/ --branches --object-directory $(COV_BUILD) \
+		--txt $(COV_BUILD)/branches.txt $(COV_BUILD) >/dev/null
+	@echo "per-file reports: $(COV_BUILD)/coverage.txt (lines)," \
+		"$(COV_BUILD)/branches.txt (branches), $(COV_BUILD)/coverage.html"
