@@ -29,7 +29,9 @@
  *      cleared table) takes away from running hits is freed only after a
  *      grace period: at once if the host supplies hist_host.synchronize
  *      (it must wait for every hit in flight), otherwise at
- *      hist_ctx_reclaim() or hist_ctx_destroy().
+ *      hist_ctx_reclaim() or hist_ctx_destroy().  Retiring never
+ *      allocates; a removal that cannot build the new trigger list
+ *      returns -HIST_ENOMEM and changes nothing.
  *   5. Printing while hits run shows every entry published before the
  *      print started and maybe some published during it; sums are read
  *      without stopping writers, so they may be a few hits apart from the
@@ -417,7 +419,8 @@ const char *hist_error_text(int msg);
  */
 hist_filter *hist_filter_compile(hist_event *ev, const char *text,
 				 struct hist_error *err);
-/* 1 if REC matches.  Context: any thread; no allocation. */
+/* 1 if REC matches.  Context: any thread; no allocation.  F must not be
+ * destroyed while a call using it may still run. */
 int hist_filter_match(const hist_filter *f, const void *rec, size_t len,
 		      const struct hist_hit *hit);
 void hist_filter_destroy(hist_filter *f);
