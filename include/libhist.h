@@ -277,7 +277,13 @@ struct hist_host {
 struct hist_ctx_opts {
 	uint32_t max_map_bits;	/* 0: the kernel's 17 (size= 131072); a host
 				   may raise it (up to 24) for large maps */
-	uint32_t nr_cpus;	/* 0: 64; hits on cpu >= nr_cpus are folded */
+	uint32_t nr_cpus;	/* 0: 16.  Hits on cpu >= nr_cpus fold onto a
+				   slot.  Each slot is owned by the first thread
+				   that hits through it, which then updates the
+				   sums without atomics; each slot costs one
+				   more copy of every map's sums (16 bytes per
+				   entry with two sums), so hosts with many CPUs
+				   trade memory for contention here */
 };
 
 /*

@@ -51,12 +51,16 @@ char *strstr(const char *h, const char *n);
 #define HIST__INTERNAL __attribute__((visibility("hidden")))
 #define HIST__ALIGNED(n) __attribute__((aligned(n)))
 #define HIST__UNUSED __attribute__((unused))
+#define HIST__NOINLINE __attribute__((noinline))
+#define HIST__ALWAYS_INLINE inline __attribute__((always_inline))
 #else
 #define hist__likely(x) (x)
 #define hist__unlikely(x) (x)
 #define HIST__INTERNAL
 #define HIST__ALIGNED(n)
 #define HIST__UNUSED
+#define HIST__NOINLINE
+#define HIST__ALWAYS_INLINE inline
 #endif
 
 #define HIST__CACHELINE 64
@@ -83,6 +87,9 @@ char *strstr(const char *h, const char *n);
 #define hist__and_relaxed(p, v) ((void)__atomic_fetch_and((p), (v), __ATOMIC_RELAXED))
 #define hist__or_release(p, v) ((void)__atomic_fetch_or((p), (v), __ATOMIC_RELEASE))
 #define hist__fence_seq_cst() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+/* Orders this thread's accesses against a signal handler on the same
+ * thread: a compiler barrier, no instruction. */
+#define hist__signal_fence() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 #define hist__cpu_relax() ((void)0)
 
 /* Allocation: zeroed memory through the hook set by hist_set_allocator(). */

@@ -2,7 +2,7 @@
 /*
  * tracing_map tests: basic insert/lookup, key sizes, sums, elt_init,
  * forced collisions, capacity and drops, clear, collect, the stable sort,
- * and multi-thread stress with a concurrent reader.
+ * per-cpu sums, and multi-thread stress with a concurrent reader.
  */
 /* HIST_TEST_TSAN */
 #include "harness.h"
@@ -909,6 +909,224 @@ static void test_stress_capacity(void)
 	stress_free(s);
 }
 
+/* ---- per-cpu sums ---------------------------------------------------- */
+
+static struct hist_map *make_pcpu(uint32_t bits, uint32_t key_size, uint32_t payload,
+				  uint32_t nr_sums, uint32_t nr_cpus)
+{
+	struct hist_map_params p = { .bits = bits, .key_size = key_size,
+				     .payload_size = payload, .nr_sums = nr_sums,
+				     .nr_cpus = nr_cpus, .pcpu_sums = true };
+
+	return hist__map_create(&p);
+}
+
+static void test_pcpu_basic(void)
+{
+	struct hist_map *m = make_pcpu(7, 8, 8, 2, 3);
+	struct hist_map_elt *e, *out[256];
+	uint64_t k, *s;
+	uint32_t slot, n, i;
+
+	T_ASSERT(m != NULL);
+	if (!m)
+		return;
+	/* Every key through every slot and the shared path: one element. */
+	for (k = 1; k <= 100; k++) {
+		for (slot = 0; slot < 3; slot++) {
+			e = hist__map_insert_cpu(m, &k, slot, NULL);
+			T_ASSERT(e != NULL);
+			if (!e)
+				continue;
+			hist__map_sum_add_cpu(m, e, slot, 0, 1);
+			hist__map_sum_add_cpu(m, e, slot, 1, k * (slot + 1));
+		}
+		e = hist__map_insert_sums(m, &k, HIST__MAP_SHARED, NULL, &s);
+		T_ASSERT(e != NULL && s == hist__map_sums_of(m, e, HIST__MAP_SHARED));
+		T_ASSERT(!hist__map_slot_local(m, HIST__MAP_SHARED));
+		if (e) {
+			hist__map_sums_add(s, 0, 1, false);
+			hist__map_sums_add(s, 1, k * 10, false);
+		}
+		/* The legacy insert counts on the shared block. */
+		T_ASSERT(hist__map_insert(m, &k, 1, NULL) == e);
+	}
+	T_EQ(hist__map_entries(m), 100);
+	T_EQU(hist__map_hits(m), 500);
+	n = hist__map_collect(m, out, 256);
+	T_EQ(n, 100);
+	for (i = 0; i < n; i++) {
+		uint64_t key = elt_u64(out[i], 0, 1);
+
+		T_EQU(hist__map_sum(m, out[i], 0), 4);
+		T_EQU(hist__map_sum(m, out[i], 1), key * 16);
+		/* The payload is the caller's alone: no sums in it. */
+		T_EQU(elt_u64(out[i], 0, 0), 0);
+	}
+	/* A slot beyond nr_cpus is the shared one; drops count where made. */
+	for (k = 1000; k < 1100; k++)
+		T_ASSERT(hist__map_insert_cpu(m, &k, k % 5, NULL) != NULL || k >= 1028);
+	T_EQ(hist__map_entries(m), 128);
+	T_EQU(hist__map_drops(m), 72);
+	hist__map_clear(m);
+	T_EQ(hist__map_entries(m), 0);
+	T_EQU(hist__map_hits(m), 0);
+	T_EQU(hist__map_drops(m), 0);
+	k = 5;
+	e = hist__map_insert_cpu(m, &k, 2, NULL);
+	T_ASSERT(e != NULL);
+	if (e) {
+		T_EQU(hist__map_sum(m, e, 0), 0);
+		T_EQU(hist__map_sum(m, e, 1), 0);
+	}
+	hist__map_destroy(m);
+
+	/* Without pcpu_sums the *_cpu calls are the atomic payload ones. */
+	m = make_map(7, 8, 16, 2);
+	k = 9;
+	e = hist__map_insert_cpu(m, &k, 1, NULL);
+	T_ASSERT(e != NULL && !hist__map_slot_local(m, 1));
+	if (e) {
+		hist__map_sum_add_cpu(m, e, 1, 1, 7);
+		T_EQU(hist__map_sum_read(e, 1), 7);
+		T_EQU(hist__map_sum(m, e, 1), 7);
+	}
+	hist__map_destroy(m);
+}
+
+/* Key sizes other than 8 take the out-of-line path; sums stay per cpu. */
+static void test_pcpu_keys(void)
+{
+	struct hist_map *m = make_pcpu(9, 24, 0, 1, 2);
+	unsigned char key[24];
+	uint32_t i;
+
+	for (i = 0; i < 1000; i++) {
+		struct hist_map_elt *e;
+
+		fill_key(key, 24, i % 300);
+		e = hist__map_insert_cpu(m, key, i & 1, NULL);
+		T_ASSERT(e != NULL);
+		if (e)
+			hist__map_sum_add_cpu(m, e, i & 1, 0, 1);
+	}
+	T_EQ(hist__map_entries(m), 300);
+	for (i = 0; i < 300; i++) {
+		struct hist_map_elt *e;
+
+		fill_key(key, 24, i);
+		e = hist__map_lookup(m, key);
+		T_ASSERT(e != NULL);
+		if (e)
+			T_EQU(hist__map_sum(m, e, 0), i < 100 ? 4 : 3);
+	}
+	hist__map_destroy(m);
+}
+
+/*
+ * Threads owning a slot each (plain adds) and threads on the shared path
+ * (atomic adds), on the same keys, with a reader: exact totals at rest.
+ */
+#define PCPU_OWNERS 2
+#define PCPU_SHARED 2
+
+struct pcpu_stress {
+	struct hist_map *m;
+	pthread_barrier_t start;
+	uint32_t iters;
+	int done;
+	uint64_t want[PCPU_OWNERS + PCPU_SHARED][64];
+};
+
+struct pcpu_arg {
+	struct pcpu_stress *s;
+	uint32_t tid;
+};
+
+static void *pcpu_writer(void *p)
+{
+	struct pcpu_arg *a = p;
+	struct pcpu_stress *s = a->s;
+	uint32_t slot = a->tid < PCPU_OWNERS ? a->tid : HIST__MAP_SHARED, i;
+	uint64_t seed = a->tid + 11;
+
+	pthread_barrier_wait(&s->start);
+	for (i = 0; i < s->iters; i++) {
+		uint64_t key = splitmix(&seed) % 64, *sums;
+		struct hist_map_elt *e = hist__map_insert_sums(s->m, &key, slot, NULL, &sums);
+
+		if (!e)
+			continue;
+		hist__map_sums_add(sums, 0, 1, hist__map_slot_local(s->m, slot));
+		hist__map_sums_add(sums, 1, key + 1, hist__map_slot_local(s->m, slot));
+		s->want[a->tid][key]++;
+	}
+	return NULL;
+}
+
+static void *pcpu_reader(void *p)
+{
+	struct pcpu_stress *s = p;
+	uint64_t last = 0;
+
+	pthread_barrier_wait(&s->start);
+	while (!__atomic_load_n(&s->done, __ATOMIC_ACQUIRE)) {
+		uint64_t key = 7, hits;
+		struct hist_map_elt *e = hist__map_lookup(s->m, &key);
+
+		/* Sums only grow while the writers run. */
+		if (e) {
+			hits = hist__map_sum(s->m, e, 0);
+			T_ASSERT(hits >= last);
+			last = hits;
+		}
+	}
+	return NULL;
+}
+
+static void test_pcpu_stress(void)
+{
+	struct pcpu_stress *s = calloc(1, sizeof(*s));
+	struct pcpu_arg args[PCPU_OWNERS + PCPU_SHARED];
+	pthread_t th[PCPU_OWNERS + PCPU_SHARED], rd;
+	uint64_t key, total = 0, bad = 0;
+	uint32_t t;
+
+	s->m = make_pcpu(8, 8, 0, 2, PCPU_OWNERS);
+	s->iters = T_SCALE(200000);
+	pthread_barrier_init(&s->start, NULL, PCPU_OWNERS + PCPU_SHARED + 1);
+	pthread_create(&rd, NULL, pcpu_reader, s);
+	for (t = 0; t < PCPU_OWNERS + PCPU_SHARED; t++) {
+		args[t].s = s;
+		args[t].tid = t;
+		pthread_create(&th[t], NULL, pcpu_writer, &args[t]);
+	}
+	for (t = 0; t < PCPU_OWNERS + PCPU_SHARED; t++)
+		pthread_join(th[t], NULL);
+	__atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
+	pthread_join(rd, NULL);
+	for (key = 0; key < 64; key++) {
+		struct hist_map_elt *e = hist__map_lookup(s->m, &key);
+		uint64_t want = 0;
+
+		for (t = 0; t < PCPU_OWNERS + PCPU_SHARED; t++)
+			want += s->want[t][key];
+		total += want;
+		if (!e) {
+			bad += want != 0;
+			continue;
+		}
+		bad += hist__map_sum(s->m, e, 0) != want;
+		bad += hist__map_sum(s->m, e, 1) != want * (key + 1);
+	}
+	T_EQU(bad, 0);
+	T_EQU(hist__map_hits(s->m), total);
+	T_EQU(total, (uint64_t)(PCPU_OWNERS + PCPU_SHARED) * s->iters);
+	pthread_barrier_destroy(&s->start);
+	hist__map_destroy(s->m);
+	free(s);
+}
+
 int main(void)
 {
 	T_RUN(test_create_params);
@@ -923,6 +1141,9 @@ int main(void)
 	T_RUN(test_sort);
 	T_RUN(test_sort_keyed);
 	T_RUN(test_snapshot_sort_1m);
+	T_RUN(test_pcpu_basic);
+	T_RUN(test_pcpu_keys);
+	T_RUN(test_pcpu_stress);
 	T_RUN(test_stress);
 	T_RUN(test_stress_new_keys);
 	T_RUN(test_stress_collisions);

@@ -12,7 +12,7 @@ FS_OBJ    := $(FS_SRC:%.c=$(FS_BUILD)/%.o)
 
 $(FS_BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(FS_CFLAGS) -c $< -o $@
+	$(CC) $(FS_CFLAGS) -MMD -MP -c $< -o $@
 
 $(FS_BUILD)/bare_host: $(FS_OBJ)
 	$(CC) -nostdlib -static -no-pie -o $@ $^ -lgcc
@@ -27,3 +27,5 @@ freestanding: $(FS_BUILD)/bare_host
 	else \
 		echo "freestanding: built (running it needs x86-64 Linux)"; \
 	fi
+
+-include $(FS_OBJ:.o=.d)

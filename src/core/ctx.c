@@ -6,6 +6,9 @@
 #include "output/fmt.h"
 
 #define NEST_MAX 4 /* the kernel's task, softirq, irq, NMI levels */
+#ifndef HIST_FREESTANDING
+_Thread_local char hist__self_tls;
+#endif
 
 hist_ctx *hist_ctx_create(const struct hist_host *host,
 			  const struct hist_ctx_opts *opts, int *err)
@@ -19,17 +22,24 @@ hist_ctx *hist_ctx_create(const struct hist_host *host,
 	if (opts)
 		ctx->opts = *opts;
 	if (!ctx->opts.nr_cpus)
-		ctx->opts.nr_cpus = 64;
+		ctx->opts.nr_cpus = 16;
 	if (!ctx->opts.max_map_bits)
 		ctx->opts.max_map_bits = 17;
 	if (ctx->opts.max_map_bits > 24)
 		ctx->opts.max_map_bits = 24;
+	/* One line per slot: no two slots' owners write one cache line. */
+	ctx->cpus_raw = hist__zalloc(sizeof(*ctx->cpus) * (ctx->opts.nr_cpus + 1));
+	if (!ctx->cpus_raw)
+		goto nomem;
+	ctx->cpus = (struct hist__cpu *)(((uintptr_t)ctx->cpus_raw + HIST__CACHELINE - 1) &
+					 ~(uintptr_t)(HIST__CACHELINE - 1));
 	if (err)
 		*err = 0;
 	return ctx;
 nomem:
 	if (ctx)
-		hist__free(ctx);
+		hist__free(ctx->cpus_raw);
+	hist__free(ctx);
 	if (err)
 		*err = -HIST_ENOMEM;
 	return NULL;
@@ -63,6 +73,7 @@ void hist_ctx_destroy(hist_ctx *ctx)
 			hist_filter_destroy(ev->filter);
 		hist__event_free(ev);
 	}
+	hist__free(ctx->cpus_raw);
 	hist__free(ctx);
 }
 
@@ -204,12 +215,23 @@ void hist__event_hit(struct hist_event *ev, const void *rec, size_t len,
 	}
 	hist__rec_init(&r, ev, rec, len, hit);
 	r.depth = depth;
+	if (!depth)
+		r.slot = hist__slot_enter(ev->ctx, hit->cpu);
 	hist__triggers_run(tl, &r);
+	if (!depth)
+		hist__slot_exit(ev->ctx, r.slot);
 }
 
 void hist_event_hit(hist_event *ev, const void *rec, size_t len,
 		    const struct hist_hit *hit)
 {
+	struct hist__tlist *tl = hist__load_acquire(&ev->triggers);
+
+	/* One simple hist: the short path (see hist__hist_hit_simple()). */
+	if (tl && hist__likely(tl->simple && hit)) {
+		hist__hist_hit_simple(tl->simple, rec, len, hit);
+		return;
+	}
 	hist__event_hit(ev, rec, len, hit, 0);
 }
 

@@ -21,9 +21,25 @@ struct hist__errlog_entry {
 	char cmd[HIST__CMD_MAX + 8];
 };
 
+/*
+ * One cpu slot (hist_hit.cpu), on a cache line of its own.  OWNER is the
+ * first thread that hit through the slot (set once by CAS, never reset);
+ * only it updates the slot's per-cpu sums, with plain stores.  BUSY is
+ * written by the owner only: set while one of its hits runs, so that a
+ * hit interrupting it (a signal handler) takes the shared path.
+ */
+struct hist__cpu {
+	const void *owner;
+	uint32_t busy;
+} HIST__ALIGNED(HIST__CACHELINE);
+
 struct hist_ctx {
 	struct hist_host host;
 	struct hist_ctx_opts opts;
+	/* opts.nr_cpus slots, see hist__slot_enter(); CPUS_RAW is the
+	 * allocation (the allocator does not align to cache lines) */
+	struct hist__cpu *cpus;
+	void *cpus_raw;
 	struct hist_event *events;
 	struct hist__synth *synths;
 	struct hist__named *named;
@@ -58,6 +74,62 @@ void hist__errlog_add(struct hist_ctx *ctx, const char *loc, const char *cmd,
  */
 void hist__retire(struct hist_ctx *ctx, struct hist__retired *node,
 		  void (*free_fn)(void *p), void *p) HIST__INTERNAL;
+
+/* The shared (atomic) path of the maps, for hits without a cpu slot. */
+#define HIST__SLOT_SHARED UINT32_MAX
+
+#ifndef HIST_FREESTANDING
+/* The calling thread's identity: the address of a thread-local byte. */
+extern _Thread_local char hist__self_tls HIST__INTERNAL;
+#define HIST__SELF ((const void *)&hist__self_tls)
+#define HIST__HAVE_SELF 1
+#else
+/* No threads to tell apart: every hit takes the shared path. */
+#define HIST__SELF ((const void *)0)
+#define HIST__HAVE_SELF 0
+#endif
+
+/*
+ * Per-cpu sums.  A host's hit whose thread owns its cpu slot (the first
+ * thread to hit through it) and does not interrupt one of its own hits
+ * updates the maps with plain stores into that slot's copy of the sums;
+ * every other hit (another thread on the same slot, a signal handler on
+ * the owner, a generated synthetic event) uses the maps' atomic shared
+ * copy.  Totals are exact either way.  The owner check is one relaxed
+ * load; BUSY has one writer (the owner), and the signal fences order its
+ * stores around the updates as a handler on this thread sees them.
+ * Returns the slot (BUSY set; call hist__slot_exit()), or SLOT_SHARED.
+ */
+static inline uint32_t hist__slot_enter(struct hist_ctx *ctx, uint32_t cpu)
+{
+	uint32_t slot = cpu < ctx->opts.nr_cpus ? cpu : cpu % ctx->opts.nr_cpus;
+	struct hist__cpu *c = &ctx->cpus[slot];
+	/* Relaxed: written once; only the owner's own thread compares equal. */
+	const void *owner = hist__load_relaxed(&c->owner);
+
+	if (!HIST__HAVE_SELF)
+		return HIST__SLOT_SHARED;
+	if (hist__unlikely(owner != HIST__SELF)) {
+		/* Acq_rel: claims the slot once; orders nothing else. */
+		if (owner || !hist__cas_acq_rel(&c->owner, &owner, HIST__SELF))
+			return HIST__SLOT_SHARED;
+	}
+	/* Relaxed: BUSY is written by this thread only. */
+	if (hist__unlikely(hist__load_relaxed(&c->busy)))
+		return HIST__SLOT_SHARED;
+	hist__store_relaxed(&c->busy, 1u);
+	hist__signal_fence();
+	return slot;
+}
+
+static inline void hist__slot_exit(struct hist_ctx *ctx, uint32_t slot)
+{
+	if (slot == HIST__SLOT_SHARED)
+		return;
+	hist__signal_fence();
+	/* Relaxed: as in hist__slot_enter(). */
+	hist__store_relaxed(&ctx->cpus[slot].busy, 0u);
+}
 
 /* hist_event_hit() for a record generated DEPTH levels inside a hit. */
 void hist__event_hit(struct hist_event *ev, const void *rec, size_t len,

@@ -42,16 +42,19 @@ static void elt_init(void *payload, void *arg)
 		hist__strlcpy(comm, hist__rec_comm(a->r), HIST__COMM_LEN);
 }
 
+/* The payload: the sums live in the map's per-cpu copies, not here. */
 static uint32_t layout(struct hist__hist *h)
 {
-	uint32_t off = 8 * h->nr_vals;
+	uint32_t off = 0;
 	uint32_t i;
 
 	h->nr_var_slots = h->nr_vars + h->nr_hidden_slots;
 	h->var_off = off;
 	off += 8 * h->nr_var_slots;
 	h->var_set_off = off;
-	off += 8;
+	/* the set bitmap only where there are variables to mark */
+	if (h->nr_var_slots)
+		off += 8;
 	h->comm_off = off;
 	if (h->needs_comm)
 		off += HIST__COMM_LEN;
@@ -90,6 +93,7 @@ static struct hist_map *new_map(const struct hist__hist *h)
 	p.payload_size = h->payload_size;
 	p.nr_sums = h->nr_vals;
 	p.nr_cpus = h->ev->ctx->opts.nr_cpus;
+	p.pcpu_sums = true;
 	p.elt_init = elt_init;
 	return hist__map_create(&p);
 }
@@ -294,7 +298,10 @@ void hist__hist_hit(struct hist__hist *h, struct hist__rec *r)
 	struct hist__eval e;
 	struct elt_init_arg ia;
 	struct hist_map_elt *elt;
+	struct hist_map *map;
 	uint8_t *payload;
+	uint64_t *sums;
+	bool local;
 	uint32_t i;
 
 	e.r = r;
@@ -320,19 +327,172 @@ void hist__hist_hit(struct hist__hist *h, struct hist__rec *r)
 	ia.h = h;
 	ia.r = r;
 	/* acquire: pairs with the release in hist__hist_clear() */
-	elt = hist__map_insert(hist__load_acquire(&h->map), key,
-			       r->hit ? r->hit->cpu : 0, &ia);
+	map = hist__load_acquire(&h->map);
+	/* This hit's cpu copy of the sums: plain adds when it owns the slot. */
+	local = hist__map_slot_local(map, r->slot);
+	elt = hist__map_insert_sums(map, key, r->slot, &ia, &sums);
 	if (!elt)
 		return;
 	payload = hist__map_elt_payload(elt);
 	e.payload = payload;
-	hist__map_sum_add(elt, 0, 1);
+	hist__map_sums_add(sums, 0, 1, local);
 	for (i = 1; i < h->nr_vals; i++)
-		hist__map_sum_add(elt, i, hist__field_val(h->vals[i], &e));
+		hist__map_sums_add(sums, i, hist__field_val(h->vals[i], &e), local);
 	if (h->nr_vars)
 		set_vars(h, &e, payload);
 	if (h->nr_fvars || h->nr_actions)
 		hist__actions_run(h, &e, elt, key);
+}
+
+/* ---- the simple hist ---------------------------------------------- */
+
+static bool set_rd(struct hist__rd *rd, const struct hist__field *f)
+{
+	uint32_t off, size;
+	bool sgn;
+
+	if (!hist__field_plain_int(f, &off, &size, &sgn))
+		return false;
+	rd->off = off;
+	rd->end = (uint64_t)off + size;
+	rd->size = (uint8_t)size;
+	rd->is_signed = sgn;
+	return true;
+}
+
+bool hist__hist_simple(struct hist__hist *h)
+{
+	uint32_t i;
+
+	if (!h->single_int_key || h->uses_ts || h->nr_refs ||
+	    h->nr_vars || h->nr_fvars || h->nr_save_vars || h->nr_actions ||
+	    h->has_self_refs || !set_rd(&h->rd_key, h->keys[0]))
+		return false;
+	for (i = 1; i < h->nr_vals; i++)
+		if (!set_rd(&h->rd_vals[i], h->vals[i]))
+			return false;
+	return true;
+}
+
+/* What the field's evaluator returns (ev_field_int), without the call. */
+static inline uint64_t rd_field(const struct hist__rd *rd, const uint8_t *data, size_t len)
+{
+	if (len < rd->end)
+		return 0;
+	data += rd->off;
+	if (hist__likely(rd->size == 8)) {
+		uint64_t v;
+
+		memcpy(&v, data, 8);
+		return v;
+	}
+	if (rd->size == 4) {
+		uint32_t v;
+
+		memcpy(&v, data, 4);
+		return rd->is_signed ? (uint64_t)(int64_t)(int32_t)v : v;
+	}
+	if (rd->size == 2) {
+		uint16_t v;
+
+		memcpy(&v, data, 2);
+		return rd->is_signed ? (uint64_t)(int64_t)(int16_t)v : v;
+	}
+	return rd->is_signed ? (uint64_t)(int64_t)(int8_t)data[0] : data[0];
+}
+
+/*
+ * The rest of a simple hit whose key is not found near its home slot: a
+ * new key, a long probe chain or a drop.  Out of line, so that the common
+ * path calls nothing and saves no registers.
+ */
+static HIST__NOINLINE void
+hit_simple_slow(struct hist__hist *h, struct hist_map *map, const uint8_t *data,
+		size_t len, const struct hist_hit *hit, uint64_t key,
+		const uint64_t *vals, uint32_t nv, uint32_t slot)
+{
+	struct hist__rec r;
+	struct elt_init_arg ia = { h, &r };	/* for the comm of .execname */
+	bool local = hist__map_slot_local(map, slot);
+	uint64_t *sums;
+	uint32_t i;
+
+	hist__rec_init(&r, h->ev, data, len, hit);
+	if (hist__map_insert_sums(map, &key, slot, &ia, &sums)) {
+		hist__map_sums_add(sums, 0, 1, local);
+		for (i = 1; i < nv; i++)
+			hist__map_sums_add(sums, i, vals[i], local);
+	}
+	hist__slot_exit(h->ev->ctx, slot);
+}
+
+/* The body of hist__hist_hit_simple() after the filter, for NV values. */
+static HIST__ALWAYS_INLINE void
+hit_simple(struct hist__hist *h, const uint8_t *data, size_t len,
+	   const struct hist_hit *hit, const uint32_t nv)
+{
+	struct hist_ctx *ctx = h->ev->ctx;
+	uint64_t key, vals[HIST__VALS_MAX] = { 0 }, *sums;
+	struct hist_map *map;
+	uint32_t i, slot;
+	bool local;
+
+	/* Every read first, then the map's stores. */
+	key = rd_field(&h->rd_key, data, len);
+	for (i = 1; i < nv; i++)
+		vals[i] = rd_field(&h->rd_vals[i], data, len);
+	/* acquire: pairs with the release in hist__hist_clear() */
+	map = hist__load_acquire(&h->map);
+	slot = hist__slot_enter(ctx, hit->cpu);
+	if (hist__unlikely(!hist__map_find_hit(map, key, slot, &sums))) {
+		hit_simple_slow(h, map, data, len, hit, key, vals, nv, slot);
+		return;
+	}
+	local = hist__map_slot_local(map, slot);
+	hist__map_sums_add(sums, 0, 1, local);
+	for (i = 1; i < nv; i++)
+		hist__map_sums_add(sums, i, vals[i], local);
+	hist__slot_exit(ctx, slot);
+}
+
+static HIST__NOINLINE void
+hit_simple_filtered(struct hist__trigger *t, const uint8_t *data, size_t len,
+		    const struct hist_hit *hit)
+{
+	struct hist__hist *h = t->hist;
+	struct hist__rec r;
+
+	hist__rec_init(&r, h->ev, data, len, hit);
+	if (hist__filter_match(t->filter, &r))
+		hit_simple(h, data, len, hit, h->nr_vals);
+}
+
+/*
+ * hist__triggers_run() and hist__hist_hit() for the list { T }, T simple:
+ * the same pause and filter checks, the same key and sums, without the
+ * general machinery (no ts, key builder, references, variables, actions).
+ */
+void hist__hist_hit_simple(struct hist__trigger *t, const void *rec, size_t len,
+			   const struct hist_hit *hit)
+{
+	struct hist__hist *h = t->hist;
+
+	if (!rec)
+		len = 0;
+	/* relaxed: as in hist__triggers_run() */
+	if (hist__load_relaxed(&t->paused))
+		return;
+	if (t->filter) {
+		hit_simple_filtered(t, rec, len, hit);
+		return;
+	}
+	/* NV as a constant: the loops over the values unroll */
+	if (h->nr_vals == 2)
+		hit_simple(h, rec, len, hit, 2);
+	else if (h->nr_vals == 1)
+		hit_simple(h, rec, len, hit, 1);
+	else
+		hit_simple(h, rec, len, hit, h->nr_vals);
 }
 
 /* ---- identity ----------------------------------------------------- */

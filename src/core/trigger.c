@@ -85,8 +85,14 @@ int hist__triggers_publish(struct hist_event *ev)
 		tl = hist__zalloc(sizeof(*tl) + n * sizeof(tl->t[0]));
 		if (!tl)
 			return -HIST_ENOMEM;
-		for (t = ev->trig_head; t; t = t->next)
+		tl->all_hist = 1;
+		for (t = ev->trig_head; t; t = t->next) {
 			tl->t[tl->n++] = t;
+			if (t->kind != HIST__T_HIST)
+				tl->all_hist = 0;
+		}
+		if (n == 1 && tl->all_hist && hist__hist_simple(tl->t[0]->hist))
+			tl->simple = tl->t[0];
 	}
 	old = ev->triggers;
 	/* release: pairs with the acquire in hist_event_hit(); the list
@@ -224,6 +230,20 @@ void hist__triggers_run(struct hist__tlist *tl, struct hist__rec *r)
 	struct hist__trigger *post[2];
 	uint32_t i, n_post = 0;
 
+	/* The common list: hist triggers only, none of them a post trigger. */
+	if (hist__likely(tl->all_hist)) {
+		for (i = 0; i < tl->n; i++) {
+			struct hist__trigger *t = tl->t[i];
+
+			/* relaxed: as below */
+			if (hist__load_relaxed(&t->paused))
+				continue;
+			if (t->filter && !hist__filter_match(t->filter, r))
+				continue;
+			hist__hist_hit(t->hist, r);
+		}
+		return;
+	}
 	for (i = 0; i < tl->n; i++) {
 		struct hist__trigger *t = tl->t[i];
 

@@ -107,6 +107,13 @@ struct hist__hist {
 	uint32_t nr_var_slots;
 	struct hist_map *map;		/* own or the named group's */
 	struct hist__named *group;
+	/* hist__hist_simple(): key and values read straight from the record */
+	struct hist__rd {
+		uint64_t end;		/* off + size: the record length needed */
+		uint32_t off;
+		uint8_t size;
+		bool is_signed;
+	} rd_key, rd_vals[HIST__VALS_MAX];
 };
 
 struct hist__trigger {
@@ -126,6 +133,9 @@ struct hist__trigger {
 struct hist__tlist {
 	struct hist__retired retire;
 	uint32_t n;
+	uint32_t all_hist;	/* every trigger is a hist: no post pass */
+	/* the only trigger, a hist that hist__hist_simple() accepts */
+	struct hist__trigger *simple;
 	struct hist__trigger *t[];
 };
 
@@ -140,6 +150,18 @@ struct hist__trigger **hist__event_tlist_head(struct hist_event *ev) HIST__INTER
 
 /* hist trigger: one hit (after pause and filter checks) */
 void hist__hist_hit(struct hist__hist *h, struct hist__rec *r) HIST__INTERNAL;
+/*
+ * Whether H is a plain aggregation: one integer field key (.execname
+ * allowed), values that are integer fields, no time stamp, variables,
+ * references or actions (fills H's record readers).  Such a hist, alone
+ * on its event, takes hist__hist_hit_simple(), the whole hit in one
+ * short function.  Context: control thread, before the list holding H
+ * is published.
+ */
+bool hist__hist_simple(struct hist__hist *h) HIST__INTERNAL;
+/* pause, filter and hist__hist_hit() of the simple hist trigger T. */
+void hist__hist_hit_simple(struct hist__trigger *t, const void *rec, size_t len,
+			   const struct hist_hit *hit) HIST__INTERNAL;
 void hist__hist_free(struct hist__hist *h) HIST__INTERNAL;
 /* Build the map and layout of a parsed hist.  0 or -errno. */
 int hist__hist_setup(struct hist__hist *h) HIST__INTERNAL;

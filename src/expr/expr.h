@@ -134,6 +134,11 @@ void hist__field_print(struct hist__sb *sb, const struct hist__field *f) HIST__I
 /* The name used in sort= resolution and in entry lines. */
 const char *hist__field_name(const struct hist__field *f) HIST__INTERNAL;
 
+/* True if F is an integer field read as is (no modifier that changes the
+ * value): *OFF, *SIZE and *IS_SIGNED then say how to read it. */
+bool hist__field_plain_int(const struct hist__field *f, uint32_t *off, uint32_t *size,
+			   bool *is_signed) HIST__INTERNAL;
+
 /* Evaluate as u64 / as string. */
 static inline uint64_t hist__field_val(const struct hist__field *f,
 				       struct hist__eval *e)

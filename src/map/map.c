@@ -4,8 +4,9 @@
  *
  * Data structures
  * ---------------
- * struct hist_map holds, in its first cache line, what every hit reads and
- * nobody writes after create: the slot array, its geometry and the hooks.
+ * struct hist_map (map_inline.h) holds, in its first cache line, what every
+ * hit reads and nobody writes after create: the slot and sum arrays, their
+ * geometry and the hash hook.
  * The element counter NR_ELTS sits on a cache line of its own; it is written
  * only when a new key is inserted.
  *
@@ -27,9 +28,25 @@
  * it is never reused (a slot going back to EMPTY would cut the probe chain
  * of any key placed after it) and probers step over it.
  *
- * PCPU is an array of nr_cpus counter blocks, one cache line each, holding
- * hits and drops; the cpu argument of an insert picks one (cpu % nr_cpus),
- * so concurrent hits from different cpus write no common line.
+ * PCPU is an array of nr_cpus + 1 counter blocks, one cache line each,
+ * holding hits and drops; the cpu argument of an insert picks one (cpu %
+ * nr_cpus), so concurrent hits from different cpus write no common line.
+ * The last block is the shared one (HIST__MAP_SHARED callers).
+ *
+ * Per-cpu sums (pcpu_sums)
+ * ------------------------
+ * SUMS holds nr_cpus + 1 copies of every element's sums, each copy an
+ * array of capacity * nr_sums u64 indexed by the element index (the
+ * claim order, kept in the slot's meta word), each copy on lines of its
+ * own.  A hit through an exclusive cpu slot adds to that slot's copy and
+ * counts in that slot's block with plain loads and stores: per event no
+ * locked instruction and no cache line that another cpu writes.  The
+ * last copy takes the atomic adds of HIST__MAP_SHARED callers.  A read
+ * adds the copies marked in USED, a bitmap set by each slot's first hit
+ * (a copy is only added to after an insert through its slot), so reads
+ * cost the slots in use, not nr_cpus.  This is the kernel's
+ * per-cpu counter idea; it costs nr_cpus + 1 copies of the sums, so it
+ * is an option of the map.
  *
  * Concurrency contract
  * --------------------
@@ -44,7 +61,7 @@
  *    with its own release/acquire or thread start; the zeroed slots and
  *    counters become visible to them through that.
  * 3. A new element is claimed by the CAS EMPTY -> BUSY|tag on its slot; only
- *    the winner writes the slot's key_size, key and (through elt_init) its
+ *    the winner writes the slot's meta word, key and (through elt_init) its
  *    payload.  The store-release of READY|tag publishes all of those.
  * 4. Every load of a state word that may lead to reading a key or payload is
  *    an acquire and pairs with the release in 3 (the CAS also acquires on
@@ -70,15 +87,18 @@
  * 9. Progress: lookup and collect are wait-free (bounded by the table size).
  *    Insert is lock-free except for the bounded wait in 6, after which it
  *    gives up; it never blocks on another thread indefinitely.
+ * 10. Exclusive cpu slots (*_cpu calls with SLOT < nr_cpus): the caller
+ *    guarantees that calls with one SLOT never overlap, neither from two
+ *    threads nor from a handler interrupting one (see map.h).  Under that
+ *    rule the slot's counters and sum copy have one writer,
+ *    which updates them with a relaxed load and a relaxed store; readers
+ *    load them relaxed (atomic words: never torn) and are exact once the
+ *    writer is quiescent, as in 7.  HIST__MAP_SHARED calls use relaxed
+ *    atomic adds on the shared block and copy; the two never mix on one
+ *    word.  Without pcpu_sums the *_cpu calls are the atomic ones.
  */
 #include "platform.h"
 #include "map/map.h"
-
-#define HIST__MAP_BUSY 0x40000000u
-#define HIST__MAP_READY 0x80000000u
-#define HIST__MAP_DEAD (HIST__MAP_BUSY | HIST__MAP_READY)
-#define HIST__MAP_FLAGS HIST__MAP_DEAD
-#define HIST__MAP_TAG 0x3fffffffu
 
 /* Loads of a BUSY slot before giving up: far longer than a claim takes. */
 #define HIST__MAP_SPIN 8192
@@ -86,38 +106,13 @@
 #define HIST__MAP_BITS_MIN 7
 #define HIST__MAP_BITS_MAX 24
 /* Sanity bounds that keep every size computation far from overflow. */
-#define HIST__MAP_KEY_MAX 4096
+#define HIST__MAP_KEY_MAX 2040	/* key words fit the meta word's 8 bits */
 #define HIST__MAP_PAYLOAD_MAX (1u << 20)
+#define HIST__MAP_CPUS_MAX 4096
 
-struct hist__map_pcpu {
-	uint64_t hits;
-	uint64_t drops;
-} HIST__ALIGNED(HIST__CACHELINE);
-
-struct hist_map {
-	/* Read-only after create: read by every insert. */
-	char *slots;
-	struct hist__map_pcpu *pcpu;
-	uint32_t mask;		/* nr_slots - 1 */
-	uint32_t shift;		/* 32 - (bits + 1): hash high word -> slot */
-	uint32_t stride;	/* bytes per slot */
-	uint32_t key_size;
-	uint32_t payload_size;
-	uint32_t capacity;
-	uint32_t nr_cpus;
-	uint32_t nr_slots;
-	void (*elt_init)(void *payload, void *init_arg);
-	uint32_t (*hash)(const void *key, uint32_t len);
-	void *slots_raw;
-	void *pcpu_raw;
-	void *self_raw;
-
-	/* Written once per new key: kept off the line above. */
-	uint32_t nr_elts HIST__ALIGNED(HIST__CACHELINE);
-};
-
-_Static_assert(offsetof(struct hist_map, slots_raw) <= HIST__CACHELINE,
-	       "the fields every insert reads share one cache line");
+_Static_assert(offsetof(struct hist_map, capacity) <= HIST__CACHELINE,
+	       "the fields every hit reads share one cache line");
+_Static_assert(HIST__MAP_KEY_MAX / 8 < 256, "key words fit in 8 bits");
 
 static void *zalloc_aligned(size_t size, void **raw)
 {
@@ -143,17 +138,6 @@ static inline uint64_t load_u64(const void *p)
 	return v;
 }
 
-/* A 64-bit finaliser: every input bit flips about half the output bits. */
-static inline uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 32;
-	x *= 0xd6e8feb86659fd93ull;
-	x ^= x >> 32;
-	x *= 0xd6e8feb86659fd93ull;
-	x ^= x >> 32;
-	return x;
-}
-
 /*
  * The high word picks the start slot, the low word gives the tag, so the
  * two are independent.  A test hook's 32-bit hash serves as both.
@@ -170,13 +154,13 @@ static inline uint64_t map_hash(const struct hist_map *m, const void *key)
 		return (uint64_t)h32 << 32 | h32;
 	}
 	if (hist__likely(m->key_size == 8))
-		return mix64(load_u64(k));
+		return hist__map_hash8(load_u64(k));
 	h = 0x9e3779b97f4a7c15ull ^ m->key_size;
 	for (i = 0; i < m->key_size; i += 8) {
 		h = (h ^ load_u64(k + i)) * 0xbf58476d1ce4e5b9ull;
 		h ^= h >> 29;
 	}
-	return mix64(h);
+	return hist__map_mix64(h);
 }
 
 static inline bool key_equal(const struct hist_map *m, const struct hist_map_elt *e,
@@ -187,22 +171,17 @@ static inline bool key_equal(const struct hist_map *m, const struct hist_map_elt
 	return memcmp(e->data, key, m->key_size) == 0;
 }
 
-static inline struct hist_map_elt *count_hit(struct hist_map *m, uint32_t cpu,
-					     struct hist_map_elt *e)
+/* Contract 8 and 10: one drop in SLOT's block. */
+static struct hist_map_elt *count_drop(struct hist_map *m, uint32_t slot)
 {
-	if (hist__unlikely(cpu >= m->nr_cpus))
-		cpu %= m->nr_cpus;
-	/* Relaxed: a statistic; orders nothing. */
-	hist__add_relaxed(&m->pcpu[cpu].hits, 1);
-	return e;
-}
+	struct hist__map_pcpu *pc = hist__map_pcpu_of(m, slot);
 
-static struct hist_map_elt *count_drop(struct hist_map *m, uint32_t cpu)
-{
-	if (cpu >= m->nr_cpus)
-		cpu %= m->nr_cpus;
-	/* Relaxed: a statistic; orders nothing. */
-	hist__add_relaxed(&m->pcpu[cpu].drops, 1);
+	if (hist__map_slot_local(m, slot))
+		/* Relaxed load and store: the slot's owner is the only writer. */
+		hist__store_relaxed(&pc->drops, hist__load_relaxed(&pc->drops) + 1);
+	else
+		/* Relaxed: a statistic; orders nothing. */
+		hist__add_relaxed(&pc->drops, 1);
 	return NULL;
 }
 
@@ -226,17 +205,20 @@ static uint32_t wait_busy(struct hist_map_elt *e, uint32_t s)
 static bool fill_claimed(struct hist_map *m, struct hist_map_elt *e, uint32_t tag,
 			 const void *key, void *init_arg)
 {
-	/* Relaxed: the counter rations capacity only; the BUSY state owns the slot. */
-	if (hist__fetch_add_relaxed(&m->nr_elts, 1) >= m->capacity) {
+	/* Relaxed: the counter rations capacity only; the BUSY state owns the slot.
+	 * The value is the element's index: unique among successful claims. */
+	uint32_t idx = hist__fetch_add_relaxed(&m->nr_elts, 1);
+
+	if (idx >= m->capacity) {
 		/* Relaxed: DEAD publishes nothing; no one reads past its state. */
 		hist__store_relaxed(&e->state, HIST__MAP_DEAD);
 		return false;
 	}
-	e->key_size = m->key_size;
+	e->meta = (m->key_size / 8) << HIST__MAP_WORDS_SHIFT | idx;
 	memcpy(e->data, key, m->key_size);
 	if (m->elt_init)
 		m->elt_init(hist__map_elt_payload(e), init_arg);
-	/* Release: publishes key_size, key and the elt_init payload (contract 3). */
+	/* Release: publishes meta, key and the elt_init payload (contract 3). */
 	hist__store_release(&e->state, HIST__MAP_READY | tag);
 	return true;
 }
@@ -279,8 +261,8 @@ static enum hist__probe probe_insert(struct hist_map *m, struct hist_map_elt *e,
 	}
 }
 
-struct hist_map_elt *hist__map_insert(struct hist_map *m, const void *key, uint32_t cpu,
-				      void *init_arg)
+struct hist_map_elt *hist__map_insert_slow(struct hist_map *m, const void *key,
+					   uint32_t slot, void *init_arg)
 {
 	uint64_t h = map_hash(m, key);
 	uint32_t tag = (uint32_t)h & HIST__MAP_TAG;
@@ -292,15 +274,71 @@ struct hist_map_elt *hist__map_insert(struct hist_map *m, const void *key, uint3
 
 		switch (probe_insert(m, e, tag, key, init_arg)) {
 		case HIST__PROBE_FOUND:
-			return count_hit(m, cpu, e);
+			hist__map_count_hit(m, slot);
+			return e;
 		case HIST__PROBE_DROP:
-			return count_drop(m, cpu);
+			return count_drop(m, slot);
 		case HIST__PROBE_NEXT:
 			break;
 		}
 	}
 	/* Unreachable while DEAD slots stay few: there is always an EMPTY one. */
-	return count_drop(m, cpu);
+	return count_drop(m, slot);
+}
+
+struct hist_map_elt *hist__map_insert(struct hist_map *m, const void *key, uint32_t cpu,
+				      void *init_arg)
+{
+	/* Atomic counting: the cpu's block, or the shared one with pcpu_sums
+	 * (an exclusive slot's block must not see atomic adds, contract 10). */
+	if (m->sums)
+		cpu = HIST__MAP_SHARED;
+	else if (hist__unlikely(cpu >= m->nr_cpus))
+		cpu %= m->nr_cpus;
+	return hist__map_insert_slow(m, key, cpu, init_arg);
+}
+
+void hist__map_mark_used(struct hist_map *m, uint32_t slot)
+{
+	if (slot > m->nr_cpus)
+		slot = m->nr_cpus;
+	/* Release: once per slot; readers need it only at rest (contract 10). */
+	hist__or_release(&m->used[slot / 64], 1ull << (slot % 64));
+}
+
+/* The next used copy at or after S, or nr_cpus + 1. */
+static uint32_t next_used(const struct hist_map *m, uint32_t s)
+{
+	while (s <= m->nr_cpus) {
+		/* Relaxed: a flag set once; exact at rest (contract 10). */
+		uint64_t w = hist__load_relaxed(&m->used[s / 64]) >> (s % 64);
+
+		if (!w) {
+			s = (s / 64 + 1) * 64;
+			continue;
+		}
+		while (!(w & 1)) {
+			w >>= 1;
+			s++;
+		}
+		return s;
+	}
+	return m->nr_cpus + 1;
+}
+
+uint64_t hist__map_sum(const struct hist_map *m, struct hist_map_elt *e, uint32_t i)
+{
+	size_t off = (size_t)(e->meta & HIST__MAP_IDX_MASK) * m->nr_sums + i;
+	uint64_t sum = 0;
+	uint32_t s;
+
+	if (!m->sums)
+		return hist__map_sum_read(e, i);
+	/* A copy is added to only through a slot that counted a hit. */
+	for (s = next_used(m, 0); s <= m->nr_cpus; s = next_used(m, s + 1))
+		/* Relaxed: sums are atomic words; exact at rest (contract 10). */
+		sum += hist__load_relaxed(&m->sums[s][off]);
+	return sum;
 }
 
 struct hist_map_elt *hist__map_lookup(struct hist_map *m, const void *key)
@@ -338,13 +376,41 @@ uint32_t hist__map_collect(struct hist_map *m, struct hist_map_elt **out, uint32
 	return n;
 }
 
+uint32_t hist__map_snapshot(struct hist_map *m, struct hist_map_elt **out, uint64_t *sums,
+			    uint32_t nr, uint32_t max)
+{
+	uint32_t n = hist__map_collect(m, out, max), i, j, s;
+
+	if (nr > m->nr_sums)
+		nr = m->nr_sums;
+	if (!m->sums) {
+		for (i = 0; i < n; i++)
+			for (j = 0; j < nr; j++)
+				sums[(size_t)i * nr + j] = hist__map_sum_read(out[i], j);
+		return n;
+	}
+	memset(sums, 0, (size_t)n * nr * sizeof(*sums));
+	for (s = next_used(m, 0); s <= m->nr_cpus; s = next_used(m, s + 1)) {
+		const uint64_t *copy = m->sums[s];
+
+		for (i = 0; i < n; i++) {
+			const uint64_t *c = copy + (size_t)(out[i]->meta & HIST__MAP_IDX_MASK) *
+						   m->nr_sums;
+
+			for (j = 0; j < nr; j++)
+				sums[(size_t)i * nr + j] += hist__load_relaxed(&c[j]);
+		}
+	}
+	return n;
+}
+
 uint64_t hist__map_hits(const struct hist_map *m)
 {
 	uint64_t sum = 0;
 	uint32_t i;
 
-	for (i = 0; i < m->nr_cpus; i++)
-		/* Relaxed: a statistic (contract 8). */
+	for (i = 0; i <= m->nr_cpus; i++)
+		/* Relaxed: a statistic (contracts 8, 10). */
 		sum += hist__load_relaxed(&m->pcpu[i].hits);
 	return sum;
 }
@@ -354,8 +420,8 @@ uint64_t hist__map_drops(const struct hist_map *m)
 	uint64_t sum = 0;
 	uint32_t i;
 
-	for (i = 0; i < m->nr_cpus; i++)
-		/* Relaxed: a statistic (contract 8). */
+	for (i = 0; i <= m->nr_cpus; i++)
+		/* Relaxed: a statistic (contracts 8, 10). */
 		sum += hist__load_relaxed(&m->pcpu[i].drops);
 	return sum;
 }
@@ -386,6 +452,8 @@ static bool params_valid(const struct hist_map_params *p)
 		return false;
 	if (p->payload_size % 8 || p->payload_size > HIST__MAP_PAYLOAD_MAX)
 		return false;
+	if (p->pcpu_sums)
+		return p->nr_sums <= 64;
 	return (uint64_t)p->nr_sums * 8 <= p->payload_size;
 }
 
@@ -425,8 +493,12 @@ struct hist_map *hist__map_create(const struct hist_map_params *p)
 	m->shift = 32 - (p->bits + 1);
 	m->stride = slot_stride(p);
 	m->nr_cpus = p->nr_cpus ? p->nr_cpus : 1;
+	if (m->nr_cpus > HIST__MAP_CPUS_MAX)
+		goto fail;
+	m->nr_sums = p->nr_sums;
 	m->elt_init = p->elt_init;
 	m->hash = p->hash;
+	m->fast8 = m->key_size == 8 && !m->hash;
 
 	bytes = (size_t)m->nr_slots * m->stride;
 	if (bytes / m->stride != m->nr_slots)
@@ -434,9 +506,22 @@ struct hist_map *hist__map_create(const struct hist_map_params *p)
 	m->slots = zalloc_aligned(bytes, &m->slots_raw);
 	if (!m->slots)
 		goto fail;
-	m->pcpu = zalloc_aligned((size_t)m->nr_cpus * sizeof(*m->pcpu), &m->pcpu_raw);
+	m->pcpu = zalloc_aligned((size_t)(m->nr_cpus + 1) * sizeof(*m->pcpu), &m->pcpu_raw);
 	if (!m->pcpu)
 		goto fail;
+	if (p->pcpu_sums && m->nr_sums) {
+		/* capacity >= 128, so every copy is a whole number of lines. */
+		size_t words = (size_t)m->capacity * m->nr_sums;
+		uint64_t *base = zalloc_aligned((m->nr_cpus + 1) * words * 8, &m->sums_raw);
+		uint32_t i;
+
+		m->sums = hist__zalloc((m->nr_cpus + 1) * sizeof(*m->sums));
+		m->used = hist__zalloc((m->nr_cpus / 64 + 1) * sizeof(*m->used));
+		if (!base || !m->sums || !m->used)
+			goto fail;
+		for (i = 0; i <= m->nr_cpus; i++)
+			m->sums[i] = base + i * words;
+	}
 	return m;
 fail:
 	hist__map_destroy(m);
@@ -449,12 +534,15 @@ void hist__map_destroy(struct hist_map *m)
 		return;
 	hist__free(m->slots_raw);
 	hist__free(m->pcpu_raw);
+	hist__free(m->sums_raw);
+	hist__free(m->sums);
+	hist__free(m->used);
 	hist__free(m->self_raw);
 }
 
 void hist__map_clear(struct hist_map *m)
 {
-	uint32_t i;
+	uint32_t i, used;
 
 	/*
 	 * Contract 2: no other call in flight, so plain accesses will do.  A
@@ -468,11 +556,21 @@ void hist__map_clear(struct hist_map *m)
 		if (hist__load_relaxed(&e->state))
 			memset(e, 0, m->stride);
 	}
-	for (i = 0; i < m->nr_cpus; i++) {
+	used = hist__load_relaxed(&m->nr_elts);
+	if (used > m->capacity)
+		used = m->capacity;
+	for (i = 0; i <= m->nr_cpus; i++) {
+		/* Only copies that were added to hold anything, in their first
+		 * USED elements. */
+		if (m->sums && (m->used[i / 64] >> (i % 64) & 1))
+			memset(m->sums[i], 0, (size_t)used * m->nr_sums * 8);
 		/* Relaxed: counters are atomic words; the caller orders the reset. */
 		hist__store_relaxed(&m->pcpu[i].hits, 0);
 		hist__store_relaxed(&m->pcpu[i].drops, 0);
 	}
+	for (i = 0; m->used && i <= m->nr_cpus / 64; i++)
+		/* Relaxed: as above (contract 2). */
+		hist__store_relaxed(&m->used[i], 0);
 	/* Relaxed: as above (contract 2). */
 	hist__store_relaxed(&m->nr_elts, 0);
 }

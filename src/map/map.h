@@ -22,10 +22,18 @@ struct hist_map_elt; /* opaque: use the accessors below */
 
 struct hist_map_params {
 	uint32_t bits;		/* capacity 2^bits elements (7..24) */
-	uint32_t key_size;	/* bytes, > 0, multiple of 8 */
+	uint32_t key_size;	/* bytes, > 0, multiple of 8, at most 2040 */
 	uint32_t payload_size;	/* bytes, multiple of 8 (may be 0) */
-	uint32_t nr_sums;	/* leading u64 sums in the payload */
+	uint32_t nr_sums;	/* u64 sums: leading payload words, or per cpu */
 	uint32_t nr_cpus;	/* hit/drop counters are kept per cpu slot */
+	/*
+	 * Per-cpu sums: each cpu slot adds to its own copy of every sum, with
+	 * plain stores (no locked instruction, no shared cache line written
+	 * per hit); reads add the copies up.  The payload then holds only the
+	 * caller's bytes (payload_size does not count the sums).  Use the
+	 * *_cpu functions below; see "Per-cpu sums" in map.c.
+	 */
+	bool pcpu_sums;
 	/* Called once by the thread that creates an element, before it is
 	 * published: fill the payload (beyond the zeroed sums). */
 	void (*elt_init)(void *payload, void *init_arg);
@@ -39,12 +47,59 @@ void hist__map_destroy(struct hist_map *m) HIST__INTERNAL;
 
 /*
  * Find KEY or claim a new element for it.  Counts one hit (per-cpu counter
- * CPU) when an element is returned, one drop when the map is full.
+ * CPU, atomically; with pcpu_sums the shared counter) when an element is
+ * returned, one drop when the map is full.
  * INIT_ARG is handed to elt_init if this call creates the element.
  * Context: any thread, lock-free, no allocation.
  */
 struct hist_map_elt *hist__map_insert(struct hist_map *m, const void *key,
 				      uint32_t cpu, void *init_arg) HIST__INTERNAL;
+
+/*
+ * The SLOT argument of the *_cpu functions: a cpu slot below nr_cpus that
+ * the caller owns exclusively (no other call with the same slot runs on
+ * this map concurrently, nor interrupts one: one thread per slot, like the
+ * kernel's per-cpu data with preemption off), or HIST__MAP_SHARED for a
+ * caller that cannot promise that (atomic updates of a shared copy).
+ * Without pcpu_sums every update is atomic and SLOT only spreads counters.
+ */
+#define HIST__MAP_SHARED UINT32_MAX
+
+/*
+ * hist__map_insert() for a SLOT as above: the hit or drop is counted in
+ * SLOT's counters.  Inline for the common case (8-byte key found at its
+ * home slot), the rest out of line.  Context: any thread, lock-free.
+ */
+static inline struct hist_map_elt *hist__map_insert_cpu(struct hist_map *m, const void *key,
+							uint32_t slot, void *init_arg);
+/* The same, and *SUMS = hist__map_sums_of(M, element, SLOT) on success. */
+static inline struct hist_map_elt *hist__map_insert_sums(struct hist_map *m, const void *key,
+							 uint32_t slot, void *init_arg,
+							 uint64_t **sums);
+/* The inline half of that: an 8-byte key K found near its home slot (the
+ * hit counted, *SUMS set), or NULL with nothing done; see map_inline.h. */
+static inline struct hist_map_elt *hist__map_find_hit(struct hist_map *m, uint64_t k,
+						      uint32_t slot, uint64_t **sums);
+struct hist_map_elt *hist__map_insert_slow(struct hist_map *m, const void *key,
+					   uint32_t slot, void *init_arg) HIST__INTERNAL;
+
+/*
+ * Add V to sum I of E, in SLOT's copy, after an insert of E through SLOT.
+ * A hit adding several sums can take the copy once instead:
+ *	uint64_t *s = hist__map_sums_of(m, e, slot);
+ *	bool local = hist__map_slot_local(m, slot);
+ *	hist__map_sums_add(s, 0, 1, local); hist__map_sums_add(s, 1, v, local);
+ * Context: as above.
+ */
+static inline void hist__map_sum_add_cpu(struct hist_map *m, struct hist_map_elt *e,
+					 uint32_t slot, uint32_t i, uint64_t v);
+static inline uint64_t *hist__map_sums_of(struct hist_map *m, struct hist_map_elt *e,
+					  uint32_t slot);
+static inline bool hist__map_slot_local(const struct hist_map *m, uint32_t slot);
+static inline void hist__map_sums_add(uint64_t *sums, uint32_t i, uint64_t v, bool local);
+/* Sum I of E over every copy (relaxed; exact once writers are quiescent). */
+uint64_t hist__map_sum(const struct hist_map *m, struct hist_map_elt *e,
+		       uint32_t i) HIST__INTERNAL;
 
 /* Find KEY without creating or counting.  Context: any thread. */
 struct hist_map_elt *hist__map_lookup(struct hist_map *m, const void *key) HIST__INTERNAL;
@@ -52,9 +107,10 @@ struct hist_map_elt *hist__map_lookup(struct hist_map *m, const void *key) HIST_
 static inline void *hist__map_elt_key(struct hist_map_elt *e);
 static inline void *hist__map_elt_payload(struct hist_map_elt *e);
 
-/* Atomically add V to sum I of E.  Context: any thread. */
+/* Atomically add V to sum I of E.  Context: any thread.  Not with pcpu_sums. */
 static inline void hist__map_sum_add(struct hist_map_elt *e, uint32_t i, uint64_t v);
-/* Read sum I (relaxed; exact once writers are quiescent). */
+/* Read sum I (relaxed; exact once writers are quiescent).  Not with pcpu_sums:
+ * use hist__map_sum(). */
 static inline uint64_t hist__map_sum_read(struct hist_map_elt *e, uint32_t i);
 
 /* Totals over all cpu slots.  Context: any thread. */
@@ -72,6 +128,16 @@ uint32_t hist__map_key_size(const struct hist_map *m) HIST__INTERNAL;
  */
 uint32_t hist__map_collect(struct hist_map *m, struct hist_map_elt **out,
 			   uint32_t max) HIST__INTERNAL;
+
+/*
+ * hist__map_collect(), and the totals of the first NR sums of every
+ * element collected (hist__map_sum()) into SUMS, NR words per element:
+ * element OUT[i]'s sum j is SUMS[i * NR + j].  Adds the cpu copies up one
+ * copy at a time, which reads far faster than a hist__map_sum() per
+ * element and column.  Context: as hist__map_collect().
+ */
+uint32_t hist__map_snapshot(struct hist_map *m, struct hist_map_elt **out, uint64_t *sums,
+			    uint32_t nr, uint32_t max) HIST__INTERNAL;
 
 /*
  * Empty the map: no elements, hits and drops zero.

@@ -269,7 +269,7 @@ static void fill_vals(struct hist_reader *r, struct hist_map_elt *elt)
 
 		if (!val_column(h, i, out))
 			continue;
-		out->value = hist__map_sum_read(elt, i);
+		out->value = hist__map_sum(r->map, elt, i);
 		if (out->flags & (HIST_VAL_PERCENT | HIST_VAL_GRAPH)) {
 			/* .percent of the column total, .graph of its max */
 			pc = hist__percentage(out->value, out->flags & HIST_VAL_PERCENT
@@ -325,7 +325,9 @@ static void fill_vars_tracks(struct hist_reader *r, struct hist_map_elt *elt)
 
 	/* acquire: pairs with the release that set the bits, so a set bit's
 	 * value (and string text) is visible */
-	set = hist__load_acquire((uint64_t *)(void *)(payload + h->var_set_off));
+	set = 0;
+	if (h->nr_var_slots)	/* no variables, no bitmap in the payload */
+		set = hist__load_acquire((uint64_t *)(void *)(payload + h->var_set_off));
 	for (i = 0; i < h->nr_vars; i++)
 		fill_var(h, payload, set, (int32_t)i, h->vars[i], h->vars[i]->var_name,
 			 &r->vars[i]);
@@ -446,7 +448,7 @@ hist_reader *hist_reader_create(hist_event *ev, unsigned index, int *err)
 	}
 	for (i = 0; i < r->n; i++) {
 		for (j = 0; j < r->h->nr_vals; j++) {
-			uint64_t v = hist__map_sum_read(r->elts[i], j);
+			uint64_t v = hist__map_sum(r->map, r->elts[i], j);
 
 			r->total[j] += v;
 			if (v > r->max[j])

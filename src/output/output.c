@@ -92,9 +92,23 @@ void hist__hist_print_info(struct hist__sb *sb, const struct hist__trigger *t)
 
 /* ---- sorting --------------------------------------------------------- */
 
+/*
+ * One entry of a snapshot: the element and its sums, the per-cpu copies
+ * added up once (hist__map_snapshot()), so that sorting does not add
+ * them up again for every comparison.
+ */
+struct row {
+	struct hist_map_elt *elt;
+	uint64_t sum[HIST__VALS_MAX];
+};
+
 struct sort_ctx {
 	const struct hist__hist *h;
 	uint32_t key_size;
+	/* radix key of a first sort key that is a value: see prefix_val() */
+	uint32_t val, shift;
+	bool descending;
+	uint64_t max;
 };
 
 static int cmp_u64(uint64_t a, uint64_t b)
@@ -157,8 +171,7 @@ static int cmp_entries(const void *pa, const void *pb, void *arg)
 {
 	const struct sort_ctx *sc = arg;
 	const struct hist__hist *h = sc->h;
-	struct hist_map_elt *a = (struct hist_map_elt *)pa;
-	struct hist_map_elt *b = (struct hist_map_elt *)pb;
+	const struct row *a = pa, *b = pb;
 	uint32_t i;
 
 	for (i = 0; i < h->nr_sort; i++) {
@@ -166,37 +179,107 @@ static int cmp_entries(const void *pa, const void *pb, void *arg)
 		int c;
 
 		if (sk->val_idx >= 0)
-			c = cmp_u64(hist__map_sum_read(a, (uint32_t)sk->val_idx),
-				    hist__map_sum_read(b, (uint32_t)sk->val_idx));
+			c = cmp_u64(a->sum[sk->val_idx], b->sum[sk->val_idx]);
 		else
-			c = cmp_key(h->keys[sk->key_idx], hist__map_elt_key(a),
-				    hist__map_elt_key(b));
+			c = cmp_key(h->keys[sk->key_idx], hist__map_elt_key(a->elt),
+				    hist__map_elt_key(b->elt));
 		if (c)
 			return sk->descending ? -c : c;
 	}
 	/* ties: raw key bytes, so the order is deterministic */
-	return memcmp(hist__map_elt_key(a), hist__map_elt_key(b), sc->key_size);
+	return memcmp(hist__map_elt_key(a->elt), hist__map_elt_key(b->elt), sc->key_size);
+}
+
+/*
+ * For a hist sorted on one value (the default: hitcount), cmp_entries()'s
+ * order as one u64: the value (reversed when descending) in the high
+ * bits, then as many leading key bits, read big-endian (memcmp order), as
+ * fit below it.  Rows with equal prefixes go through cmp_entries(), so
+ * hist__sort_keyed() gives exactly the comparator's order: a radix sort
+ * instead of ~20 comparisons per entry.
+ */
+static uint64_t prefix_val(const void *item, void *arg)
+{
+	const struct sort_ctx *sc = arg;
+	const struct row *r = item;
+	const uint8_t *key = hist__map_elt_key(r->elt);
+	uint64_t v = r->sum[sc->val], k = 0;
+	uint32_t i, n = sc->key_size < 8 ? sc->key_size : 8;
+
+	if (sc->descending)
+		v = sc->max - v;
+	if (sc->shift == 0)
+		return v;
+	for (i = 0; i < n; i++)
+		k |= (uint64_t)key[i] << (56 - 8 * i);
+	return v << sc->shift | k >> (64 - sc->shift);
+}
+
+/* Sort ROWS (N pointers to struct row) as cmp_entries() orders them. */
+static int sort_rows(void **rows, uint32_t n, struct sort_ctx *sc)
+{
+	const struct hist__hist *h = sc->h;
+	uint32_t i, bits;
+
+	if (n < 2)
+		return 0;
+	if (h->nr_sort != 1 || h->sort[0].val_idx < 0)
+		return hist__sort(rows, n, cmp_entries, sc);
+	sc->val = (uint32_t)h->sort[0].val_idx;
+	sc->descending = h->sort[0].descending;
+	sc->max = 0;
+	for (i = 0; i < n; i++) {
+		uint64_t v = ((const struct row *)rows[i])->sum[sc->val];
+
+		if (v > sc->max)
+			sc->max = v;
+	}
+	for (bits = 0; bits < 64 && sc->max >> bits; bits++)
+		;
+	/* 40 key bits leave few equal prefixes even among millions of rows. */
+	sc->shift = 64 - bits < 40 ? 64 - bits : 40;
+	return hist__sort_keyed(rows, n, prefix_val, cmp_entries, sc);
 }
 
 int hist__hist_sorted(const struct hist__hist *h, struct hist_map *map,
 		      struct hist_map_elt ***out, uint32_t *nr)
 {
-	uint32_t n, cap = hist__map_capacity(map);
-	struct hist_map_elt **elts = hist__zalloc(sizeof(*elts) * (cap ? cap : 1));
+	/* Room for every element published before the walk starts; one
+	 * published during it may be left out (hist__map_collect()). */
+	uint32_t n, i, j, nv = h->nr_vals, cap = hist__map_entries(map) + 1;
+	struct hist_map_elt **elts = hist__zalloc(sizeof(*elts) * cap);
+	uint64_t *sums = hist__zalloc(sizeof(*sums) * cap * nv);
+	struct row *rows = hist__zalloc(sizeof(*rows) * cap);
+	void **order = hist__zalloc(sizeof(*order) * cap);
 	struct sort_ctx sc;
+	int ret = -HIST_ENOMEM;
 
-	if (!elts)
-		return -HIST_ENOMEM;
-	n = hist__map_collect(map, elts, cap);
+	if (!elts || !sums || !rows || !order)
+		goto fail;
+	n = hist__map_snapshot(map, elts, sums, nv, cap);
+	for (i = 0; i < n; i++) {
+		rows[i].elt = elts[i];
+		for (j = 0; j < nv; j++)
+			rows[i].sum[j] = sums[(size_t)i * nv + j];
+		order[i] = &rows[i];
+	}
+	memset(&sc, 0, sizeof(sc));
 	sc.h = h;
 	sc.key_size = hist__map_key_size(map);
-	if (n > 1 && hist__sort((void **)elts, n, cmp_entries, &sc)) {
-		hist__free(elts);
-		return -HIST_ENOMEM;
-	}
+	ret = sort_rows(order, n, &sc);
+	if (ret)
+		goto fail;
+	for (i = 0; i < n; i++)
+		elts[i] = ((struct row *)order[i])->elt;
 	*out = elts;
 	*nr = n;
-	return 0;
+	elts = NULL;
+fail:
+	hist__free(elts);
+	hist__free(sums);
+	hist__free(rows);
+	hist__free(order);
+	return ret;
 }
 
 /* ---- entries ------------------------------------------------------- */
@@ -379,14 +462,15 @@ static void print_val(struct hist__sb *sb, const char *name, uint32_t flags,
 }
 
 static void print_entry(struct hist__sb *sb, const struct hist__hist *h,
-			struct hist_map_elt *elt, const struct col_stats *st)
+			struct hist_map *map, struct hist_map_elt *elt,
+			const struct col_stats *st)
 {
 	uint32_t i;
 
 	hist__hist_print_key(sb, h, hist__map_elt_key(elt),
 			     (const char *)hist__map_elt_payload(elt) + h->comm_off);
 	if (!h->nohitcount)
-		print_val(sb, "hitcount", h->vals[0]->flags, hist__map_sum_read(elt, 0),
+		print_val(sb, "hitcount", h->vals[0]->flags, hist__map_sum(map, elt, 0),
 			  &st[0]);
 	for (i = 1; i < h->nr_vals; i++) {
 		const struct hist__field *f = h->vals[i];
@@ -396,7 +480,7 @@ static void print_entry(struct hist__sb *sb, const struct hist__hist *h,
 			continue;
 		hist__sb_putc(sb, ' ');
 		print_val(sb, hist__field_name(f), f->flags,
-			  hist__map_sum_read(elt, i), &st[i]);
+			  hist__map_sum(map, elt, i), &st[i]);
 	}
 	hist__actions_print_entry(sb, h, elt);
 	hist__sb_putc(sb, '\n');
@@ -416,7 +500,7 @@ int hist__hist_print(struct hist__sb *sb, const struct hist__trigger *t)
 	memset(st, 0, sizeof(st));
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < h->nr_vals; j++) {
-			uint64_t v = hist__map_sum_read(elts[i], j);
+			uint64_t v = hist__map_sum(map, elts[i], j);
 
 			st[j].total += v;
 			if (v > st[j].max)
@@ -424,7 +508,7 @@ int hist__hist_print(struct hist__sb *sb, const struct hist__trigger *t)
 		}
 	}
 	for (i = 0; i < n; i++)
-		print_entry(sb, h, elts[i], st);
+		print_entry(sb, h, map, elts[i], st);
 	hist__actions_print_snapshot(sb, h);
 	hist__sb_puts(sb, "\nTotals:\n    Hits: ");
 	hist__sb_u64(sb, hist__map_hits(map), 0, ' ');

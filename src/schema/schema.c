@@ -252,20 +252,6 @@ const struct hist_field_desc *hist__event_field(const struct hist_event *ev,
 	return NULL;
 }
 
-void hist__rec_init(struct hist__rec *r, const struct hist_event *ev,
-		    const void *data, size_t len, const struct hist_hit *hit)
-{
-	r->data = data;
-	r->len = data ? len : 0;
-	r->hit = hit;
-	r->host = ev->host;
-	r->ev = ev;
-	r->depth = 0;
-	r->comm = NULL;
-	r->stack = NULL;
-	r->nr_stack = 0;
-}
-
 int32_t hist__rec_pid(const struct hist__rec *r)
 {
 	if (r->hit && r->hit->pid >= 0)

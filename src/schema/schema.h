@@ -29,6 +29,8 @@ struct hist__rec {
 	const struct hist_host *host;
 	const struct hist_event *ev;
 	uint32_t depth;		 /* synthetic events generated above this one */
+	uint32_t slot;		 /* cpu slot owned by this hit, or UINT32_MAX
+				    (the maps' shared path), see ctx.c */
 	const char *comm;	 /* resolved on first use, see hist__rec_comm() */
 	char comm_buf[HIST__COMM_LEN];
 	const uint64_t *stack;	 /* resolved on first use */
@@ -101,9 +103,22 @@ unsigned hist__read_stack(const struct hist_field_desc *f,
 			  const struct hist__rec *r, uint64_t *ips,
 			  unsigned max) HIST__INTERNAL;
 
-/* Prepare R for one hit. */
-void hist__rec_init(struct hist__rec *r, const struct hist_event *ev,
-		    const void *data, size_t len, const struct hist_hit *hit) HIST__INTERNAL;
+/* Prepare R for one hit (inline: every hit starts here). */
+static inline void hist__rec_init(struct hist__rec *r, const struct hist_event *ev,
+				  const void *data, size_t len, const struct hist_hit *hit)
+{
+	r->data = data;
+	r->len = data ? len : 0;
+	r->hit = hit;
+	r->host = ev->host;
+	r->ev = ev;
+	r->depth = 0;
+	r->slot = UINT32_MAX;
+	r->comm = NULL;
+	r->stack = NULL;
+	r->nr_stack = 0;
+}
+
 /* Pid of the current task: hit->pid, else the common_pid field. */
 int32_t hist__rec_pid(const struct hist__rec *r) HIST__INTERNAL;
 /* Comm of the current task (hit->comm, else host->comm(pid), else
