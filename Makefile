@@ -69,7 +69,7 @@ header-check:
 		$(CXX) -std=c++11 -Wall -Wextra -Werror -fsyntax-only -x c++ $$h || exit 1; \
 	done
 
-check: all header-check $(TEST_BIN)
+check: all header-check freestanding $(TEST_BIN)
 	@HIST_CC='$(CC)' HIST_SAN='$(SAN)' sh test/run-tests.sh $(BUILD) $(TEST_BIN)
 
 check-asan:

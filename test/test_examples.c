@@ -378,12 +378,15 @@ static void test_malloc_demo(void)
 	lat_hits = number_after(out, "# synthetic/malloc_latency", "    Hits: ");
 	T_ASSERT(exits >= 8880);
 	T_EQ(lat_hits, exits);
-	/* onmax($l).save(lat,tid): the saved latency is the maximum */
+	/* onmax($l).save(lat,tid): four threads share each size class, so
+	 * a save may come from an earlier max that raced with the last one,
+	 * but never from a latency above the max */
 	for (p = strstr(out, "\tmax: "); p; p = strstr(p + 1, "\tmax: ")) {
 		long long max = strtoll(p + 6, NULL, 10);
 		const char *lat = strstr(p, "lat: ");
 
-		T_ASSERT(lat && strtoll(lat + 5, NULL, 10) == max);
+		T_ASSERT(lat && strtoll(lat + 5, NULL, 10) <= max);
+		T_ASSERT(lat && strtoll(lat + 5, NULL, 10) > 0);
 		T_ASSERT(strstr(p, "tid: ") != NULL);
 		maxes++;
 	}

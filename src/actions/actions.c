@@ -943,6 +943,28 @@ static void snapshot(struct hist__action *a, const struct hist__hist *h,
 	hist__store_release(&a->snap_busy, 0u);
 }
 
+/*
+ * Move the tracked value of an entry to V if V is a new max (or a change).
+ * A CAS, so that hits racing on one entry never move a max backwards and
+ * exactly one of them runs the action for each new value: the values
+ * saved with it are then those of some event that set a max, never above
+ * the max printed.  (The kernel updates with plain stores and can lose a
+ * max to a racing CPU.)
+ */
+static bool track_update(uint64_t *track, uint64_t v, bool max)
+{
+	uint64_t cur = hist__load_relaxed(track);
+
+	for (;;) {
+		if (max ? v <= cur : v == cur)
+			return false;
+		/* acq_rel: orders nothing but the value itself; the saved
+		 * fields are written after and read by the control thread */
+		if (hist__cas_acq_rel(track, &cur, v))
+			return true;
+	}
+}
+
 void hist__actions_run(const struct hist__hist *h, struct hist__eval *e,
 		       struct hist_map_elt *elt, const uint8_t *key)
 {
@@ -965,10 +987,8 @@ void hist__actions_run(const struct hist__hist *h, struct hist__eval *e,
 		}
 		v = e->refs[a->track_ref];
 		track = slot_ptr(h, payload, a->track_slot);
-		if (a->handler == ONMAX ? v <= hist__load_relaxed(track)
-					: v == hist__load_relaxed(track))
+		if (!track_update(track, v, a->handler == ONMAX))
 			continue;
-		hist__store_relaxed(track, v);
 		if (a->kind == ACT_SAVE) {
 			for (j = 0; j < h->nr_save_vars; j++)
 				store_fvar(h, h->save_vars[j], e, payload);
