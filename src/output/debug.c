@@ -9,6 +9,7 @@
 #include "core/trigger.h"
 #include "actions/actions.h"
 #include "output/fmt.h"
+#include "output/output.h"
 
 static void ptr(struct hist__sb *sb, const void *p)
 {
@@ -155,22 +156,13 @@ static void show_hist(struct hist__sb *sb, const struct hist__hist *h)
 	hist__actions_print_debug(sb, h);
 }
 
+static int debug_body(struct hist__sb *sb, const struct hist__trigger *t)
+{
+	show_hist(sb, t->hist);
+	return 0;
+}
+
 int hist_event_print_hist_debug(hist_event *ev, hist_write_fn write, void *arg)
 {
-	struct hist__trigger *t;
-	struct hist__sb sb;
-	int n = 0;
-
-	hist__sb_init(&sb, write, arg);
-	for (t = ev->trig_head; t; t = t->next) {
-		if (t->kind != HIST__T_HIST)
-			continue;
-		if (n++)
-			hist__sb_puts(&sb, "\n\n");
-		hist__sb_puts(&sb, "# event histogram\n#\n# trigger info: ");
-		hist__hist_print_info(&sb, t);
-		hist__sb_puts(&sb, "#\n\n");
-		show_hist(&sb, t->hist);
-	}
-	return hist__sb_finish(&sb);
+	return hist__print_sections(ev, write, arg, debug_body);
 }

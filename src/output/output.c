@@ -521,7 +521,8 @@ int hist__hist_print(struct hist__sb *sb, const struct hist__trigger *t)
 	return 0;
 }
 
-int hist_event_print_hist(hist_event *ev, hist_write_fn write, void *arg)
+int hist__print_sections(struct hist_event *ev, hist_write_fn write, void *arg,
+			 int (*body)(struct hist__sb *sb, const struct hist__trigger *t))
 {
 	struct hist__trigger *t;
 	struct hist__sb sb;
@@ -536,9 +537,14 @@ int hist_event_print_hist(hist_event *ev, hist_write_fn write, void *arg)
 		hist__sb_puts(&sb, "# event histogram\n#\n# trigger info: ");
 		hist__hist_print_info(&sb, t);
 		hist__sb_puts(&sb, "#\n\n");
-		ret = hist__hist_print(&sb, t);
+		ret = body(&sb, t);
 	}
 	if (!ret)
 		ret = hist__sb_finish(&sb);
 	return ret;
+}
+
+int hist_event_print_hist(hist_event *ev, hist_write_fn write, void *arg)
+{
+	return hist__print_sections(ev, write, arg, hist__hist_print);
 }

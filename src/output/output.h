@@ -35,4 +35,9 @@ void hist__print_sym(struct hist__sb *sb, const struct hist_host *host,
  * UINT32_MAX where it prints [ERROR]. */
 uint32_t hist__percentage(uint64_t v, uint64_t total) HIST__INTERNAL;
 
+/* Print every hist trigger of EV as the hist file frames them (header,
+ * trigger info), with BODY printing each section's contents. */
+int hist__print_sections(struct hist_event *ev, hist_write_fn write, void *arg,
+			 int (*body)(struct hist__sb *sb, const struct hist__trigger *t)) HIST__INTERNAL;
+
 #endif
