@@ -28,31 +28,7 @@
 static char tmp[256], build[512], tracefs[512];
 static int tracefs_mounted_by_us;
 
-static int sh(int show, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int sh(int show, const char *fmt, ...)
-{
-	char cmd[8192], full[8600];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	snprintf(full, sizeof(full), "( %s ) > %s/out 2>&1", cmd, tmp);
-	fflush(stdout);
-	st = system(full);
-	st = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-	if (st && show) {
-		char show_cmd[600];
-
-		printf("# exit %d: %s\n", st, cmd);
-		snprintf(show_cmd, sizeof(show_cmd), "sed 's/^/#   /' %s/out | tail -30", tmp);
-		fflush(stdout);
-		if (system(show_cmd))
-			printf("#   (no output)\n");
-	}
-	return st;
-}
+#include "test_shell.h"
 
 static char *slurp(const char *path)
 {

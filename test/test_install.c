@@ -33,33 +33,7 @@ static char flags_c[2048], libs_shared[2048], libs_static[2048];
 static char ftrace_shared[2048], ftrace_static[2048];
 static int have_pkgconfig, installed;
 
-/* Run a shell command built from FMT; its exit status (output in
- * TMP/out, shown when the command fails and SHOW). */
-static int sh(int show, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int sh(int show, const char *fmt, ...)
-{
-	char cmd[8192], full[8600];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	snprintf(full, sizeof(full), "( %s ) > %s/out 2>&1", cmd, tmp);
-	fflush(stdout);
-	st = system(full);
-	st = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-	if (st && show) {
-		char show_cmd[600];
-
-		printf("# exit %d: %s\n", st, cmd);
-		snprintf(show_cmd, sizeof(show_cmd), "sed 's/^/#   /' %s/out | head -30", tmp);
-		fflush(stdout);
-		if (system(show_cmd))
-			printf("#   (no output)\n");
-	}
-	return st;
-}
+#include "test_shell.h"
 
 /* The output of the last sh(), malloc'ed. */
 static char *out_text(void)
