@@ -13,17 +13,6 @@
 #include <stdlib.h>
 
 
-static const struct hist_field_desc waking_fields[] = {
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
-	{ "comm", "char[16]", 8, 16, 1, HIST_FIELD_STRING },
-	{ "pid", "pid_t", 24, 4, 1, HIST_FIELD_INT },
-	{ "prio", "int", 28, 4, 1, HIST_FIELD_INT },
-	{ "target_cpu", "int", 32, 4, 1, HIST_FIELD_INT },
-};
-
 static int find_event(void *data, const char *sys, const char *name,
 		      struct hist_event_desc *out)
 {

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Shared fixtures of the engine tests: sched_switch as Linux 6.1 lays it
- * out, and a writer that collects printed text in a buffer.
+ * Shared fixtures of the engine tests: sched_switch, sched_waking and
+ * kmem_kmalloc as Linux 6.1 lays them out (kmalloc with an extra
+ * __data_loc string and a fixed array, to reach every field kind), and a
+ * writer that collects printed text in a buffer.
  */
 #ifndef HIST_TEST_EVENTS_H
 #define HIST_TEST_EVENTS_H
@@ -24,12 +26,39 @@ static const struct hist_field_desc switch_fields[] = {
 	{ "next_prio", "int", 60, 4, 1, HIST_FIELD_INT },
 };
 
+/* sched_waking and sched_wakeup */
+static const struct hist_field_desc waking_fields[] = {
+	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
+	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
+	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
+	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
+	{ "comm", "char[16]", 8, 16, 1, HIST_FIELD_STRING },
+	{ "pid", "pid_t", 24, 4, 1, HIST_FIELD_INT },
+	{ "prio", "int", 28, 4, 1, HIST_FIELD_INT },
+	{ "target_cpu", "int", 32, 4, 1, HIST_FIELD_INT },
+};
+
+static const struct hist_field_desc kmalloc_fields[] = {
+	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
+	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
+	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
+	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
+	{ "call_site", "unsigned long", 8, 8, 0, HIST_FIELD_INT },
+	{ "ptr", "const void *", 16, 8, 0, HIST_FIELD_INT },
+	{ "bytes_req", "size_t", 24, 8, 0, HIST_FIELD_INT },
+	{ "bytes_alloc", "size_t", 32, 8, 0, HIST_FIELD_INT },
+	{ "gfp_flags", "unsigned long", 40, 8, 0, HIST_FIELD_INT },
+	{ "node", "int", 48, 4, 1, HIST_FIELD_INT },
+	{ "filename", "__data_loc char[]", 52, 4, 1, HIST_FIELD_DYN_STRING },
+	{ "args", "unsigned long[6]", 56, 48, 0, HIST_FIELD_ARRAY },
+};
+
 struct buf {
 	char s[65536];
 	size_t n;
 };
 
-static int buf_write(void *arg, const char *s, size_t n)
+static inline int buf_write(void *arg, const char *s, size_t n)
 {
 	struct buf *b = arg;
 

@@ -60,31 +60,6 @@ static const struct hist_allocator fa_allocator = { fa_alloc, fa_free, NULL };
 
 /* ---- the host ----------------------------------------------------------- */
 
-static const struct hist_field_desc waking_fields[] = {
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
-	{ "comm", "char[16]", 8, 16, 1, HIST_FIELD_STRING },
-	{ "pid", "pid_t", 24, 4, 1, HIST_FIELD_INT },
-	{ "prio", "int", 28, 4, 1, HIST_FIELD_INT },
-	{ "target_cpu", "int", 32, 4, 1, HIST_FIELD_INT },
-};
-
-static const struct hist_field_desc kmalloc_fields[] = {
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
-	{ "call_site", "unsigned long", 8, 8, 0, HIST_FIELD_INT },
-	{ "ptr", "const void *", 16, 8, 0, HIST_FIELD_INT },
-	{ "bytes_req", "size_t", 24, 8, 0, HIST_FIELD_INT },
-	{ "bytes_alloc", "size_t", 32, 8, 0, HIST_FIELD_INT },
-	{ "gfp_flags", "unsigned long", 40, 8, 0, HIST_FIELD_INT },
-	{ "node", "int", 48, 4, 1, HIST_FIELD_INT },
-	{ "filename", "__data_loc char[]", 52, 4, 1, HIST_FIELD_DYN_STRING },
-};
-
 #define NF(a) (uint32_t)(sizeof(a) / sizeof(a[0]))
 
 static int find_event(void *data, const char *sys, const char *name,

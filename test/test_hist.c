@@ -15,21 +15,6 @@
 /* ---- an in-memory host: sched_switch and kmalloc as on Linux 6.1 ---- */
 
 
-static const struct hist_field_desc kmalloc_fields[] = {
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
-	{ "call_site", "unsigned long", 8, 8, 0, HIST_FIELD_INT },
-	{ "ptr", "const void *", 16, 8, 0, HIST_FIELD_INT },
-	{ "bytes_req", "size_t", 24, 8, 0, HIST_FIELD_INT },
-	{ "bytes_alloc", "size_t", 32, 8, 0, HIST_FIELD_INT },
-	{ "gfp_flags", "unsigned long", 40, 8, 0, HIST_FIELD_INT },
-	{ "node", "int", 48, 4, 1, HIST_FIELD_INT },
-	{ "filename", "__data_loc char[]", 52, 4, 1, HIST_FIELD_DYN_STRING },
-	{ "args", "unsigned long[6]", 56, 48, 0, HIST_FIELD_ARRAY },
-};
-
 static int find_event(void *data, const char *sys, const char *name,
 		      struct hist_event_desc *out)
 {
