@@ -64,7 +64,7 @@ void hist_ctx_destroy(hist_ctx *ctx)
 		return;
 	for (ev = ctx->events; ev; ev = ev->next)
 		hist__triggers_remove_all(ev);
-	hist__named_free_all(ctx);
+	/* named groups went with their last member */
 	hist__synth_free_all(ctx);
 	hist_ctx_reclaim(ctx);
 	for (ev = ctx->events; ev; ev = next) {

@@ -195,12 +195,6 @@ void hist__hist_free(struct hist__hist *h)
 	hist__free(h);
 }
 
-void hist__named_free_all(struct hist_ctx *ctx)
-{
-	/* groups are freed with their last member */
-	(void)ctx;
-}
-
 /* Build the compound key.  KEY has room for HIST__KEY_SIZE_MAX bytes. */
 static void build_key(const struct hist__hist *h, struct hist__eval *e,
 		      uint8_t *key)

@@ -143,7 +143,6 @@ void hist__triggers_run(struct hist__tlist *tl, struct hist__rec *r) HIST__INTER
 /* Rebuild and publish EV's list after the control list changed. */
 int hist__triggers_publish(struct hist_event *ev) HIST__INTERNAL;
 void hist__triggers_remove_all(struct hist_event *ev) HIST__INTERNAL;
-void hist__named_free_all(struct hist_ctx *ctx) HIST__INTERNAL;
 
 /* The control list of each event lives in ctx-side storage. */
 struct hist__trigger **hist__event_tlist_head(struct hist_event *ev) HIST__INTERNAL;
