@@ -259,12 +259,20 @@ static void top_state(char *buf, size_t len)
 		snprintf(p, sizeof(p), "%s/%s", tracefs, files[i]);
 		s = slurp(p);
 		/* "7 (expanded: 1408)": the size the buffer gets once used,
-		 * which any use of tracing makes the size it has */
+		 * which any use of tracing makes the size it has.  Once
+		 * allocated it reads as whole ring-buffer pages (4080 data
+		 * bytes each): 1408 reads back as 1410. */
 		x = s ? strstr(s, "(expanded: ") : NULL;
-		n += (size_t)snprintf(buf + n, len - n, "%s=%s", files[i],
-				      x ? x + 11 : s ? s : "?");
-		if (x)
-			n += (size_t)snprintf(buf + n, len - n, "\n");
+		if (x) {
+			unsigned long kb = strtoul(x + 11, NULL, 10);
+			unsigned long pages = (kb * 1024 + 4079) / 4080;
+
+			n += (size_t)snprintf(buf + n, len - n, "%s=%lu\n", files[i],
+					      pages * 4080 / 1024);
+		} else {
+			n += (size_t)snprintf(buf + n, len - n, "%s=%s", files[i],
+					      s ? s : "?");
+		}
 		free(s);
 	}
 }
