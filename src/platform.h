@@ -85,6 +85,7 @@ char *strstr(const char *h, const char *n);
 	__atomic_compare_exchange_n((p), (expected), (desired), false,           \
 				    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
 #define hist__and_relaxed(p, v) ((void)__atomic_fetch_and((p), (v), __ATOMIC_RELAXED))
+#define hist__or_relaxed(p, v) ((void)__atomic_fetch_or((p), (v), __ATOMIC_RELAXED))
 #define hist__or_release(p, v) ((void)__atomic_fetch_or((p), (v), __ATOMIC_RELEASE))
 #define hist__fence_seq_cst() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 /* Orders this thread's accesses against a signal handler on the same

@@ -994,6 +994,77 @@ static void test_pcpu_basic(void)
 	hist__map_destroy(m);
 }
 
+/*
+ * The home slot's inline sums: a key's creator adds inline until another
+ * slot hits it (CROSSED); from then on every slot, the home one included,
+ * adds to its copy, and the totals stay exact.  With hits_sum0 the hit
+ * total is the sum 0 of all elements.
+ */
+static void test_pcpu_home(void)
+{
+	struct hist_map_params p = { .bits = 7, .key_size = 8, .payload_size = 8,
+				     .nr_sums = 2, .nr_cpus = 2, .pcpu_sums = true,
+				     .hits_sum0 = true };
+	struct hist_map *m = hist__map_create(&p);
+	struct hist_map_elt *e;
+	uint64_t k = 42, *home, *s;
+	uint32_t i;
+
+	T_ASSERT(m != NULL);
+	if (!m)
+		return;
+	/* Not there yet: the first try does nothing. */
+	T_ASSERT(hist__map_find_home(m, k, hist__map_home_bits(m, 0)) == NULL);
+	e = hist__map_insert_sums(m, &k, 0, NULL, &s);
+	T_ASSERT(e != NULL);
+	if (!e)
+		goto out;
+	hist__map_sums_add(s, 0, 1, true);
+	hist__map_sums_add(s, 1, 5, true);
+	/* Slot 0 created it: its first try finds the inline sums (and slot
+	 * 1's does not); the key and the payload are where they were. */
+	home = hist__map_find_home(m, k, hist__map_home_bits(m, 0));
+	T_ASSERT(home == s);
+	T_ASSERT(hist__map_find_home(m, k, hist__map_home_bits(m, 1)) == NULL);
+	T_ASSERT(hist__map_elt_payload(e) == (void *)(s + 2));
+	for (i = 0; i < 3; i++) {
+		hist__map_sums_add(home, 0, 1, true);
+		hist__map_sums_add(home, 1, 5, true);
+	}
+	/* Slot 1 hits it: its own copy, and the element is CROSSED. */
+	T_ASSERT(hist__map_insert_sums(m, &k, 1, NULL, &s) == e);
+	T_ASSERT(s != home);
+	hist__map_sums_add(s, 0, 1, true);
+	hist__map_sums_add(s, 1, 7, true);
+	/* Now slot 0 leaves the inline sums alone too: the line is read-only. */
+	T_ASSERT(hist__map_find_home(m, k, hist__map_home_bits(m, 0)) == NULL);
+	T_ASSERT(hist__map_insert_sums(m, &k, 0, NULL, &s) == e);
+	T_ASSERT(s != home);
+	hist__map_sums_add(s, 0, 1, true);
+	hist__map_sums_add(s, 1, 11, true);
+	/* The shared path: the shared copy. */
+	T_ASSERT(hist__map_insert_sums(m, &k, HIST__MAP_SHARED, NULL, &s) == e);
+	hist__map_sums_add(s, 0, 1, false);
+	hist__map_sums_add(s, 1, 13, false);
+	/* A CROSSED element is still found by lookups. */
+	T_ASSERT(hist__map_lookup(m, &k) == e);
+	T_EQU(hist__map_sum(m, e, 0), 7);
+	T_EQU(hist__map_sum(m, e, 1), 20 + 7 + 11 + 13);
+	/* Another key, created by the shared path: its inline sums take the
+	 * shared callers' atomic adds. */
+	k = 43;
+	e = hist__map_insert_sums(m, &k, HIST__MAP_SHARED, NULL, &s);
+	T_ASSERT(e != NULL && s == e->data + 1);
+	if (e)
+		hist__map_sums_add(s, 0, 1, false);
+	T_EQU(hist__map_hits(m), 8);
+	hist__map_clear(m);
+	T_EQU(hist__map_hits(m), 0);
+	T_ASSERT(hist__map_lookup(m, &k) == NULL);
+out:
+	hist__map_destroy(m);
+}
+
 /* Key sizes other than 8 take the out-of-line path; sums stay per cpu. */
 static void test_pcpu_keys(void)
 {
@@ -1142,6 +1213,7 @@ int main(void)
 	T_RUN(test_sort_keyed);
 	T_RUN(test_snapshot_sort_1m);
 	T_RUN(test_pcpu_basic);
+	T_RUN(test_pcpu_home);
 	T_RUN(test_pcpu_keys);
 	T_RUN(test_pcpu_stress);
 	T_RUN(test_stress);

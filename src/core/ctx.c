@@ -189,17 +189,20 @@ int hist_event_active(const hist_event *ev)
 }
 
 /*
- * The hot path.  The acquire load of the trigger list pairs with the
- * release store in hist__triggers_publish(), so every trigger in the list
- * (and everything it points to) is fully built before it is used.
+ * The general hit (hist_event_hit() in hist.c takes the short path of a
+ * lone simple hist).  The acquire load of the trigger list pairs with the
+ * release store in hist__triggers_publish().
  *
  * DEPTH counts synthetic events generated from within a hit.  The kernel
  * stops at 4 nested hist contexts on a CPU; here the buffers live on the
  * stack, so the only nesting to bound is that recursion, and it is
  * carried down the call chain instead of in a shared per-cpu counter.
+ * A nested hit keeps its parent's cpu SLOT: it runs from an action, after
+ * the parent's map updates are complete, so the slot's owner is not in
+ * the middle of a plain add (the rule hist__slot_enter() guards).
  */
 void hist__event_hit(struct hist_event *ev, const void *rec, size_t len,
-		     const struct hist_hit *hit, uint32_t depth)
+		     const struct hist_hit *hit, uint32_t depth, uint32_t slot)
 {
 	struct hist__tlist *tl = hist__load_acquire(&ev->triggers);
 	struct hist__rec r;
@@ -207,6 +210,10 @@ void hist__event_hit(struct hist_event *ev, const void *rec, size_t len,
 
 	if (hist__likely(!tl) || depth >= NEST_MAX)
 		return;
+	if (depth && tl->simple && hit) {
+		hist__hist_hit_simple(tl->simple, rec, len, hit, slot);
+		return;
+	}
 	if (!hit) {
 		memset(&local, 0, sizeof(local));
 		local.pid = -1;
@@ -215,24 +222,10 @@ void hist__event_hit(struct hist_event *ev, const void *rec, size_t len,
 	}
 	hist__rec_init(&r, ev, rec, len, hit);
 	r.depth = depth;
-	if (!depth)
-		r.slot = hist__slot_enter(ev->ctx, hit->cpu);
+	r.slot = depth ? slot : hist__slot_enter(ev->ctx, hit->cpu);
 	hist__triggers_run(tl, &r);
 	if (!depth)
 		hist__slot_exit(ev->ctx, r.slot);
-}
-
-void hist_event_hit(hist_event *ev, const void *rec, size_t len,
-		    const struct hist_hit *hit)
-{
-	struct hist__tlist *tl = hist__load_acquire(&ev->triggers);
-
-	/* One simple hist: the short path (see hist__hist_hit_simple()). */
-	if (tl && hist__likely(tl->simple && hit)) {
-		hist__hist_hit_simple(tl->simple, rec, len, hit);
-		return;
-	}
-	hist__event_hit(ev, rec, len, hit, 0);
 }
 
 /* ---- error_log ---------------------------------------------------- */

@@ -131,9 +131,10 @@ static inline void hist__slot_exit(struct hist_ctx *ctx, uint32_t slot)
 	hist__store_relaxed(&ctx->cpus[slot].busy, 0u);
 }
 
-/* hist_event_hit() for a record generated DEPTH levels inside a hit. */
+/* hist_event_hit() for a record generated DEPTH levels inside a hit
+ * through cpu slot SLOT (DEPTH 0: the slot is taken here). */
 void hist__event_hit(struct hist_event *ev, const void *rec, size_t len,
-		     const struct hist_hit *hit, uint32_t depth) HIST__INTERNAL;
+		     const struct hist_hit *hit, uint32_t depth, uint32_t slot) HIST__INTERNAL;
 
 /* Time for error_log stamps. */
 uint64_t hist__ctx_now(const struct hist_ctx *ctx) HIST__INTERNAL;

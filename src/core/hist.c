@@ -94,6 +94,7 @@ static struct hist_map *new_map(const struct hist__hist *h)
 	p.nr_sums = h->nr_vals;
 	p.nr_cpus = h->ev->ctx->opts.nr_cpus;
 	p.pcpu_sums = true;
+	p.hits_sum0 = true;	/* sum 0 is the hitcount */
 	p.elt_init = elt_init;
 	return hist__map_create(&p);
 }
@@ -354,6 +355,11 @@ static bool set_rd(struct hist__rd *rd, const struct hist__field *f)
 	return true;
 }
 
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
 bool hist__hist_simple(struct hist__hist *h)
 {
 	uint32_t i;
@@ -362,17 +368,18 @@ bool hist__hist_simple(struct hist__hist *h)
 	    h->nr_vars || h->nr_fvars || h->nr_save_vars || h->nr_actions ||
 	    h->has_self_refs || !set_rd(&h->rd_key, h->keys[0]))
 		return false;
-	for (i = 1; i < h->nr_vals; i++)
+	h->rd_end = h->rd_key.end;
+	for (i = 1; i < h->nr_vals; i++) {
 		if (!set_rd(&h->rd_vals[i], h->vals[i]))
 			return false;
+		h->rd_end = max_u64(h->rd_end, h->rd_vals[i].end);
+	}
 	return true;
 }
 
-/* What the field's evaluator returns (ev_field_int), without the call. */
-static inline uint64_t rd_field(const struct hist__rd *rd, const uint8_t *data, size_t len)
+/* Field RD of a record that holds it (LEN >= RD->end). */
+static HIST__ALWAYS_INLINE uint64_t rd_field_in(const struct hist__rd *rd, const uint8_t *data)
 {
-	if (len < rd->end)
-		return 0;
 	data += rd->off;
 	if (hist__likely(rd->size == 8)) {
 		uint64_t v;
@@ -395,70 +402,127 @@ static inline uint64_t rd_field(const struct hist__rd *rd, const uint8_t *data, 
 	return rd->is_signed ? (uint64_t)(int64_t)(int8_t)data[0] : data[0];
 }
 
-/*
- * The rest of a simple hit whose key is not found near its home slot: a
- * new key, a long probe chain or a drop.  Out of line, so that the common
- * path calls nothing and saves no registers.
- */
-static HIST__NOINLINE void
-hit_simple_slow(struct hist__hist *h, struct hist_map *map, const uint8_t *data,
-		size_t len, const struct hist_hit *hit, uint64_t key,
-		const uint64_t *vals, uint32_t nv, uint32_t slot)
+/* What the field's evaluator returns (ev_field_int), without the call:
+ * 0 for a field the record is too short to hold. */
+static inline uint64_t rd_field(const struct hist__rd *rd, const uint8_t *data, size_t len)
 {
+	return len < rd->end ? 0 : rd_field_in(rd, data);
+}
+
+/* The key and values of a simple hist, read from a record. */
+struct simple_vals {
+	uint64_t key, v[HIST__VALS_MAX];
+};
+
+_Static_assert(HIST__VALS_MAX == 3, "a simple hit reads at most two values");
+
+static HIST__ALWAYS_INLINE void read_simple(const struct hist__hist *h, const uint8_t *data,
+					    size_t len, uint32_t nv, struct simple_vals *sv)
+{
+	sv->key = rd_field(&h->rd_key, data, len);
+	sv->v[0] = 1;	/* the hitcount */
+	sv->v[1] = nv > 1 ? rd_field(&h->rd_vals[1], data, len) : 0;
+	sv->v[2] = nv > 2 ? rd_field(&h->rd_vals[2], data, len) : 0;
+}
+
+/*
+ * A simple hit through SLOT (owned, or HIST__SLOT_SHARED) by the map's
+ * full insert: a new key, a long probe chain, a key another slot created,
+ * a shared slot, or a drop.
+ */
+static void hit_simple_insert(struct hist__hist *h, const uint8_t *data, size_t len,
+			      const struct hist_hit *hit, uint32_t slot,
+			      const struct simple_vals *sv)
+{
+	/* acquire: pairs with the release in hist__hist_clear() */
+	struct hist_map *map = hist__load_acquire(&h->map);
+	bool local = hist__map_slot_local(map, slot);
 	struct hist__rec r;
 	struct elt_init_arg ia = { h, &r };	/* for the comm of .execname */
-	bool local = hist__map_slot_local(map, slot);
 	uint64_t *sums;
 	uint32_t i;
 
 	hist__rec_init(&r, h->ev, data, len, hit);
-	if (hist__map_insert_sums(map, &key, slot, &ia, &sums)) {
-		hist__map_sums_add(sums, 0, 1, local);
-		for (i = 1; i < nv; i++)
-			hist__map_sums_add(sums, i, vals[i], local);
-	}
+	if (!hist__map_insert_sums(map, &sv->key, slot, &ia, &sums))
+		return;
+	for (i = 0; i < h->nr_vals; i++)
+		hist__map_sums_add(sums, i, sv->v[i], local);
+}
+
+/*
+ * What the inline path leaves over, with the slot still held: out of
+ * line and entered by a tail call, so that the inline path makes no call
+ * and saves no registers.  Releases SLOT.
+ */
+static HIST__NOINLINE void hit_simple_slow(struct hist__hist *h, const uint8_t *data,
+					   size_t len, const struct hist_hit *hit,
+					   uint32_t slot)
+{
+	struct simple_vals sv;
+
+	read_simple(h, data, len, h->nr_vals, &sv);
+	hit_simple_insert(h, data, len, hit, slot, &sv);
 	hist__slot_exit(h->ev->ctx, slot);
 }
 
-/* The body of hist__hist_hit_simple() after the filter, for NV values. */
-static HIST__ALWAYS_INLINE void
-hit_simple(struct hist__hist *h, const uint8_t *data, size_t len,
-	   const struct hist_hit *hit, const uint32_t nv)
+/* SUM += V by the only writer of SUM (contract 10 in map.c). */
+static HIST__ALWAYS_INLINE void add_owned(uint64_t *sum, uint64_t v)
 {
-	struct hist_ctx *ctx = h->ev->ctx;
-	uint64_t key, vals[HIST__VALS_MAX] = { 0 }, *sums;
-	struct hist_map *map;
-	uint32_t i, slot;
-	bool local;
-
-	/* Every read first, then the map's stores. */
-	key = rd_field(&h->rd_key, data, len);
-	for (i = 1; i < nv; i++)
-		vals[i] = rd_field(&h->rd_vals[i], data, len);
-	/* acquire: pairs with the release in hist__hist_clear() */
-	map = hist__load_acquire(&h->map);
-	slot = hist__slot_enter(ctx, hit->cpu);
-	if (hist__unlikely(!hist__map_find_hit(map, key, slot, &sums))) {
-		hit_simple_slow(h, map, data, len, hit, key, vals, nv, slot);
-		return;
-	}
-	local = hist__map_slot_local(map, slot);
-	hist__map_sums_add(sums, 0, 1, local);
-	for (i = 1; i < nv; i++)
-		hist__map_sums_add(sums, i, vals[i], local);
-	hist__slot_exit(ctx, slot);
+	/* Relaxed load and store: atomic words only so that a concurrent
+	 * reader sees no tear. */
+	hist__store_relaxed(sum, hist__load_relaxed(sum) + v);
 }
 
-static HIST__NOINLINE void
-hit_simple_filtered(struct hist__trigger *t, const uint8_t *data, size_t len,
-		    const struct hist_hit *hit)
+/*
+ * The first try of a simple hit, for NV values, through SLOT: a key this
+ * slot created, found near its home: read the fields, one probe, plain
+ * adds to the element's inline sums.  False (nothing done) otherwise.
+ */
+static HIST__ALWAYS_INLINE bool hit_simple_fast(struct hist__hist *h, const uint8_t *data,
+						size_t len, uint32_t slot, const uint32_t nv)
+{
+	struct simple_vals sv;
+	uint64_t *sums;
+
+	/* One length check for every field; every read first, then the
+	 * map's stores. */
+	if (hist__unlikely(len < h->rd_end || slot == HIST__SLOT_SHARED))
+		return false;
+	sv.key = rd_field_in(&h->rd_key, data);
+	sv.v[1] = nv > 1 ? rd_field_in(&h->rd_vals[1], data) : 0;
+	sv.v[2] = nv > 2 ? rd_field_in(&h->rd_vals[2], data) : 0;
+	/* An owned slot is below the context's nr_cpus, the maps' too, so
+	 * SLOT is its own HOME value.  Acquire: pairs with the release in
+	 * hist__hist_clear(). */
+	sums = hist__map_find_home(hist__load_acquire(&h->map), sv.key,
+				   slot << HIST__MAP_HOME_SHIFT);
+	if (hist__unlikely(!sums))
+		return false;
+	add_owned(&sums[0], 1);
+	if (nv > 1)
+		add_owned(&sums[1], sv.v[1]);
+	if (nv > 2)
+		add_owned(&sums[2], sv.v[2]);
+	return true;
+}
+
+/* The filtered simple hit: the filter reads the record through the
+ * general accessors. */
+static HIST__NOINLINE void hit_simple_filtered(struct hist__trigger *t, const uint8_t *data,
+					       size_t len, const struct hist_hit *hit,
+					       uint32_t slot)
 {
 	struct hist__hist *h = t->hist;
 	struct hist__rec r;
+	struct simple_vals sv;
 
 	hist__rec_init(&r, h->ev, data, len, hit);
-	if (hist__filter_match(t->filter, &r))
-		hit_simple(h, data, len, hit, h->nr_vals);
+	if (!hist__filter_match(t->filter, &r))
+		return;
+	if (hit_simple_fast(h, data, len, slot, h->nr_vals))
+		return;
+	read_simple(h, data, len, h->nr_vals, &sv);
+	hit_simple_insert(h, data, len, hit, slot, &sv);
 }
 
 /*
@@ -467,26 +531,83 @@ hit_simple_filtered(struct hist__trigger *t, const uint8_t *data, size_t len,
  * general machinery (no ts, key builder, references, variables, actions).
  */
 void hist__hist_hit_simple(struct hist__trigger *t, const void *rec, size_t len,
-			   const struct hist_hit *hit)
+			   const struct hist_hit *hit, uint32_t slot)
 {
-	struct hist__hist *h = t->hist;
-
 	if (!rec)
 		len = 0;
 	/* relaxed: as in hist__triggers_run() */
 	if (hist__load_relaxed(&t->paused))
 		return;
 	if (t->filter) {
-		hit_simple_filtered(t, rec, len, hit);
+		hit_simple_filtered(t, rec, len, hit, slot);
 		return;
 	}
-	/* NV as a constant: the loops over the values unroll */
-	if (h->nr_vals == 2)
-		hit_simple(h, rec, len, hit, 2);
+	if (!hit_simple_fast(t->hist, rec, len, slot, t->hist->nr_vals)) {
+		struct simple_vals sv;
+
+		read_simple(t->hist, rec, len, t->hist->nr_vals, &sv);
+		hit_simple_insert(t->hist, rec, len, hit, slot, &sv);
+	}
+}
+
+/* hist_event_hit() of a lone simple hist T: takes and releases the slot. */
+static HIST__NOINLINE void hit_simple_other(struct hist__trigger *t, const void *rec,
+					    size_t len, const struct hist_hit *hit)
+{
+	struct hist_ctx *ctx = t->hist->ev->ctx;
+	uint32_t slot = hist__slot_enter(ctx, hit->cpu);
+
+	hist__hist_hit_simple(t, rec, len, hit, slot);
+	hist__slot_exit(ctx, slot);
+}
+
+/* The inline path of hist_event_hit() for NV values, CTX being H's. */
+static HIST__ALWAYS_INLINE void hit_entry(struct hist_ctx *ctx, struct hist__hist *h,
+					  const uint8_t *rec, size_t len,
+					  const struct hist_hit *hit, const uint32_t nv)
+{
+	uint32_t slot = hist__slot_enter(ctx, hit->cpu);
+
+	if (hist__likely(hit_simple_fast(h, rec, len, slot, nv))) {
+		hist__slot_exit(ctx, slot);
+		return;
+	}
+	hit_simple_slow(h, rec, len, hit, slot);	/* a tail call */
+}
+
+/*
+ * The hot path's entry.  The acquire load of the trigger list pairs with
+ * the release store in hist__triggers_publish(), so every trigger in the
+ * list (and everything it points to) is fully built before it is used.
+ * A lone simple hist without a filter is settled here; every other case
+ * leaves by a tail call.
+ */
+void hist_event_hit(hist_event *ev, const void *rec, size_t len,
+		    const struct hist_hit *hit)
+{
+	struct hist__tlist *tl = hist__load_acquire(&ev->triggers);
+	struct hist__trigger *t;
+	struct hist__hist *h;
+
+	if (hist__unlikely(!tl || !tl->fast || !hit || !rec)) {
+		if (tl && tl->simple && hit)
+			hit_simple_other(tl->simple, rec, len, hit);
+		else
+			hist__event_hit(ev, rec, len, hit, 0, HIST__SLOT_SHARED);
+		return;
+	}
+	t = tl->fast;
+	/* relaxed: as in hist__triggers_run() */
+	if (hist__unlikely(hist__load_relaxed(&t->paused)))
+		return;
+	h = t->hist;
+	/* NV as a constant: the value reads and adds unroll */
+	if (hist__likely(h->nr_vals == 2))
+		hit_entry(ev->ctx, h, rec, len, hit, 2);
 	else if (h->nr_vals == 1)
-		hit_simple(h, rec, len, hit, 1);
+		hit_entry(ev->ctx, h, rec, len, hit, 1);
 	else
-		hit_simple(h, rec, len, hit, h->nr_vals);
+		hit_entry(ev->ctx, h, rec, len, hit, 3);
 }
 
 /* ---- identity ----------------------------------------------------- */

@@ -91,8 +91,11 @@ int hist__triggers_publish(struct hist_event *ev)
 			if (t->kind != HIST__T_HIST)
 				tl->all_hist = 0;
 		}
-		if (n == 1 && tl->all_hist && hist__hist_simple(tl->t[0]->hist))
+		if (n == 1 && tl->all_hist && hist__hist_simple(tl->t[0]->hist)) {
 			tl->simple = tl->t[0];
+			if (!tl->simple->filter)
+				tl->fast = tl->simple;
+		}
 	}
 	old = ev->triggers;
 	/* release: pairs with the acquire in hist_event_hit(); the list

@@ -114,6 +114,7 @@ struct hist__hist {
 		uint8_t size;
 		bool is_signed;
 	} rd_key, rd_vals[HIST__VALS_MAX];
+	uint64_t rd_end;	/* the largest END of those: one length check */
 };
 
 struct hist__trigger {
@@ -136,6 +137,8 @@ struct hist__tlist {
 	uint32_t all_hist;	/* every trigger is a hist: no post pass */
 	/* the only trigger, a hist that hist__hist_simple() accepts */
 	struct hist__trigger *simple;
+	/* SIMPLE when it has no filter: hist_event_hit()'s inline path */
+	struct hist__trigger *fast;
 	struct hist__trigger *t[];
 };
 
@@ -158,9 +161,10 @@ void hist__hist_hit(struct hist__hist *h, struct hist__rec *r) HIST__INTERNAL;
  * is published.
  */
 bool hist__hist_simple(struct hist__hist *h) HIST__INTERNAL;
-/* pause, filter and hist__hist_hit() of the simple hist trigger T. */
+/* pause, filter and hist__hist_hit() of the simple hist trigger T,
+ * through cpu slot SLOT (see hist__slot_enter()). */
 void hist__hist_hit_simple(struct hist__trigger *t, const void *rec, size_t len,
-			   const struct hist_hit *hit) HIST__INTERNAL;
+			   const struct hist_hit *hit, uint32_t slot) HIST__INTERNAL;
 void hist__hist_free(struct hist__hist *h) HIST__INTERNAL;
 /* Build the map and layout of a parsed hist.  0 or -errno. */
 int hist__hist_setup(struct hist__hist *h) HIST__INTERNAL;

@@ -13,17 +13,17 @@
  * SLOTS is an open-addressing table of 2^(bits+1) slots (load factor at
  * most 0.5, like the kernel's), linear probing, 64-byte aligned.  Elements
  * live inline in their slot (layout in map_inline.h): the state word, the
- * key and the payload are adjacent, so a hit with no collision touches one
- * slot and, for slots of 16 or 32 bytes, exactly one cache line.  For an
- * 8-byte key and a 16-byte payload a slot is 32 bytes: 64 bytes of table
- * per element of capacity.
+ * key, the home slot's sums and the payload are adjacent, so a hit with no
+ * collision touches one slot and, for slots of 16 or 32 bytes, exactly one
+ * cache line.  For an 8-byte key and two sums a slot is 32 bytes: 64 bytes
+ * of table per element of capacity.
  *
  * The state word of a slot moves only forward until the next clear:
  *
- *	EMPTY (0) --CAS--> BUSY|tag --release--> READY|tag
+ *	EMPTY (0) --CAS--> BUSY|tag --release--> READY|home|tag --or--> +CROSSED
  *	                           \--store----> DEAD
  *
- * TAG is 30 bits of the key's hash, so a prober skips most foreign slots
+ * TAG is 16 bits of the key's hash, so a prober skips most foreign slots
  * without touching their key.  DEAD is a claim that lost the capacity race:
  * it is never reused (a slot going back to EMPTY would cut the probe chain
  * of any key placed after it) and probers step over it.
@@ -35,18 +35,34 @@
  *
  * Per-cpu sums (pcpu_sums)
  * ------------------------
- * SUMS holds nr_cpus + 1 copies of every element's sums, each copy an
- * array of capacity * nr_sums u64 indexed by the element index (the
- * claim order, kept in the slot's meta word), each copy on lines of its
- * own.  A hit through an exclusive cpu slot adds to that slot's copy and
- * counts in that slot's block with plain loads and stores: per event no
- * locked instruction and no cache line that another cpu writes.  The
- * last copy takes the atomic adds of HIST__MAP_SHARED callers.  A read
- * adds the copies marked in USED, a bitmap set by each slot's first hit
- * (a copy is only added to after an insert through its slot), so reads
- * cost the slots in use, not nr_cpus.  This is the kernel's
- * per-cpu counter idea; it costs nr_cpus + 1 copies of the sums, so it
- * is an option of the map.
+ * Every element has an owner for each of its sum words, so that no hit
+ * needs a locked instruction and no two cpus write one line per event:
+ *
+ * - The inline sums, in the slot after the key, belong to the element's
+ *   HOME: the cpu slot whose hit created it (HIST__MAP_HOME_SHARED for a
+ *   HIST__MAP_SHARED creator, whose inline sums then take the shared
+ *   callers' atomic adds).  A hit through the home slot on an element
+ *   that no other slot has hit touches one line: key and sums together.
+ * - SUMS holds nr_cpus + 1 copies of every element's sums, each copy an
+ *   array of capacity * nr_sums u64 indexed by the element index (the
+ *   claim order, kept in the slot's meta word), each on lines of its
+ *   own.  A hit through any other slot adds to that slot's copy; the
+ *   last copy takes the atomic adds of HIST__MAP_SHARED callers.  Such a
+ *   hit also sets CROSSED in the state word (once), and from then on the
+ *   home slot adds to its copy as well: a key popular on several cpus
+ *   keeps a read-only element line instead of one the home cpu writes
+ *   and the others read on every event.
+ *
+ * A read adds the inline sums and the copies marked in USED (a copy's
+ * first use sets its bit), so reads cost the copies in use, not nr_cpus.
+ * This is the kernel's per-cpu counter idea; the copies cost nr_cpus + 1
+ * times 8 bytes per sum per element of capacity, allocated up front (a
+ * hit never allocates) and never touched unless a key is hit from more
+ * than one slot, so it is an option of the map.
+ *
+ * With hits_sum0 (sum 0 counts the hits, as a hist's hitcount does) the
+ * map keeps no hit counter: a hit writes its sums and nothing else, and
+ * hist__map_hits() adds up sum 0 of every element.
  *
  * Concurrency contract
  * --------------------
@@ -90,12 +106,18 @@
  * 10. Exclusive cpu slots (*_cpu calls with SLOT < nr_cpus): the caller
  *    guarantees that calls with one SLOT never overlap, neither from two
  *    threads nor from a handler interrupting one (see map.h).  Under that
- *    rule the slot's counters and sum copy have one writer,
- *    which updates them with a relaxed load and a relaxed store; readers
- *    load them relaxed (atomic words: never torn) and are exact once the
- *    writer is quiescent, as in 7.  HIST__MAP_SHARED calls use relaxed
- *    atomic adds on the shared block and copy; the two never mix on one
- *    word.  Without pcpu_sums the *_cpu calls are the atomic ones.
+ *    rule the slot's counters, its sum copy and the inline sums of the
+ *    elements whose HOME it is have one writer, which updates them with a
+ *    relaxed load and a relaxed store; readers load them relaxed (atomic
+ *    words: never torn) and are exact once the writer is quiescent, as in
+ *    7.  HIST__MAP_SHARED calls use relaxed atomic adds on the shared
+ *    block, the shared copy and the inline sums of HOME_SHARED elements;
+ *    the two kinds never mix on one word.  HOME is published with READY
+ *    and never changes, so every hit agrees on whose the inline sums are.
+ *    CROSSED is a relaxed fetch_or: it only tells the home slot to stop
+ *    using words that stay its own, so a home hit that misses the bit for
+ *    a while is still exact.  Without pcpu_sums the *_cpu calls are the
+ *    atomic ones.
  */
 #include "platform.h"
 #include "map/map.h"
@@ -113,6 +135,7 @@
 _Static_assert(offsetof(struct hist_map, capacity) <= HIST__CACHELINE,
 	       "the fields every hit reads share one cache line");
 _Static_assert(HIST__MAP_KEY_MAX / 8 < 256, "key words fit in 8 bits");
+_Static_assert(HIST__MAP_CPUS_MAX < HIST__MAP_HOME_SHARED, "every cpu slot has a HOME value");
 
 static void *zalloc_aligned(size_t size, void **raw)
 {
@@ -203,7 +226,7 @@ static uint32_t wait_busy(struct hist_map_elt *e, uint32_t s)
  * and publish it.  Returns false (slot now DEAD) when the map is full.
  */
 static bool fill_claimed(struct hist_map *m, struct hist_map_elt *e, uint32_t tag,
-			 const void *key, void *init_arg)
+			 const void *key, uint32_t slot, void *init_arg)
 {
 	/* Relaxed: the counter rations capacity only; the BUSY state owns the slot.
 	 * The value is the element's index: unique among successful claims. */
@@ -214,12 +237,14 @@ static bool fill_claimed(struct hist_map *m, struct hist_map_elt *e, uint32_t ta
 		hist__store_relaxed(&e->state, HIST__MAP_DEAD);
 		return false;
 	}
-	e->meta = (m->key_size / 8) << HIST__MAP_WORDS_SHIFT | idx;
+	/* the payload follows the key and, with pcpu_sums, the inline sums */
+	e->meta = (m->key_size / 8 + (m->sums ? m->nr_sums : 0)) << HIST__MAP_WORDS_SHIFT | idx;
 	memcpy(e->data, key, m->key_size);
 	if (m->elt_init)
 		m->elt_init(hist__map_elt_payload(e), init_arg);
-	/* Release: publishes meta, key and the elt_init payload (contract 3). */
-	hist__store_release(&e->state, HIST__MAP_READY | tag);
+	/* Release: publishes meta, key and the elt_init payload (contract 3).
+	 * SLOT becomes the element's home: its owner adds to the inline sums. */
+	hist__store_release(&e->state, HIST__MAP_READY | hist__map_home_bits(m, slot) | tag);
 	return true;
 }
 
@@ -227,7 +252,8 @@ enum hist__probe { HIST__PROBE_NEXT, HIST__PROBE_FOUND, HIST__PROBE_DROP };
 
 /* Settle one slot of KEY's probe chain for an insert. */
 static enum hist__probe probe_insert(struct hist_map *m, struct hist_map_elt *e,
-				      uint32_t tag, const void *key, void *init_arg)
+				      uint32_t tag, const void *key, uint32_t slot,
+				      void *init_arg)
 {
 	/* Acquire: pairs with the READY release before the key compare (contract 4). */
 	uint32_t s = hist__load_acquire(&e->state);
@@ -241,7 +267,7 @@ static enum hist__probe probe_insert(struct hist_map *m, struct hist_map_elt *e,
 			/* Acq_rel; acquire on failure: we may compare the winner's key. */
 			if (!hist__cas_acq_rel(&e->state, &s, HIST__MAP_BUSY | tag))
 				continue;
-			if (!fill_claimed(m, e, tag, key, init_arg))
+			if (!fill_claimed(m, e, tag, key, slot, init_arg))
 				return HIST__PROBE_DROP;
 			return HIST__PROBE_FOUND;
 		case HIST__MAP_BUSY:
@@ -272,7 +298,7 @@ struct hist_map_elt *hist__map_insert_slow(struct hist_map *m, const void *key,
 	for (n = 0; n < m->nr_slots; n++, idx = (idx + 1) & m->mask) {
 		struct hist_map_elt *e = map_slot(m, idx);
 
-		switch (probe_insert(m, e, tag, key, init_arg)) {
+		switch (probe_insert(m, e, tag, key, slot, init_arg)) {
 		case HIST__PROBE_FOUND:
 			hist__map_count_hit(m, slot);
 			return e;
@@ -298,12 +324,10 @@ struct hist_map_elt *hist__map_insert(struct hist_map *m, const void *key, uint3
 	return hist__map_insert_slow(m, key, cpu, init_arg);
 }
 
-void hist__map_mark_used(struct hist_map *m, uint32_t slot)
+void hist__map_mark_used(struct hist_map *m, uint32_t copy)
 {
-	if (slot > m->nr_cpus)
-		slot = m->nr_cpus;
-	/* Release: once per slot; readers need it only at rest (contract 10). */
-	hist__or_release(&m->used[slot / 64], 1ull << (slot % 64));
+	/* Release: once per copy; readers need it only at rest (contract 10). */
+	hist__or_release(&m->used[copy / 64], 1ull << (copy % 64));
 }
 
 /* The next used copy at or after S, or nr_cpus + 1. */
@@ -329,12 +353,13 @@ static uint32_t next_used(const struct hist_map *m, uint32_t s)
 uint64_t hist__map_sum(const struct hist_map *m, struct hist_map_elt *e, uint32_t i)
 {
 	size_t off = (size_t)(e->meta & HIST__MAP_IDX_MASK) * m->nr_sums + i;
-	uint64_t sum = 0;
+	uint64_t sum;
 	uint32_t s;
 
 	if (!m->sums)
 		return hist__map_sum_read(e, i);
-	/* A copy is added to only through a slot that counted a hit. */
+	/* Relaxed: sums are atomic words; exact at rest (contract 10). */
+	sum = hist__load_relaxed(&hist__map_inline_sums(m, e)[i]);
 	for (s = next_used(m, 0); s <= m->nr_cpus; s = next_used(m, s + 1))
 		/* Relaxed: sums are atomic words; exact at rest (contract 10). */
 		sum += hist__load_relaxed(&m->sums[s][off]);
@@ -355,7 +380,7 @@ struct hist_map_elt *hist__map_lookup(struct hist_map *m, const void *key)
 
 		if (s == 0)
 			return NULL;
-		if (s == (HIST__MAP_READY | tag) && key_equal(m, e, key))
+		if ((s & ~HIST__MAP_OWNER_BITS) == (HIST__MAP_READY | tag) && key_equal(m, e, key))
 			return e;
 	}
 	return NULL;
@@ -389,7 +414,13 @@ uint32_t hist__map_snapshot(struct hist_map *m, struct hist_map_elt **out, uint6
 				sums[(size_t)i * nr + j] = hist__map_sum_read(out[i], j);
 		return n;
 	}
-	memset(sums, 0, (size_t)n * nr * sizeof(*sums));
+	for (i = 0; i < n; i++) {
+		const uint64_t *c = hist__map_inline_sums(m, out[i]);
+
+		for (j = 0; j < nr; j++)
+			/* Relaxed: as in hist__map_sum(). */
+			sums[(size_t)i * nr + j] = hist__load_relaxed(&c[j]);
+	}
 	for (s = next_used(m, 0); s <= m->nr_cpus; s = next_used(m, s + 1)) {
 		const uint64_t *copy = m->sums[s];
 
@@ -404,11 +435,39 @@ uint32_t hist__map_snapshot(struct hist_map *m, struct hist_map_elt **out, uint6
 	return n;
 }
 
+/* hits_sum0: the hits are the sum 0 of every element, copies included. */
+static uint64_t hits_of_sum0(const struct hist_map *m)
+{
+	uint32_t n = hist__load_relaxed(&m->nr_elts), i, c;
+	uint64_t sum = 0;
+
+	for (i = 0; i < m->nr_slots; i++) {
+		struct hist_map_elt *e = map_slot(m, i);
+
+		/* Acquire: pairs with the READY release (contract 4). */
+		if ((hist__load_acquire(&e->state) & HIST__MAP_FLAGS) == HIST__MAP_READY)
+			/* Relaxed: as in hist__map_sum(). */
+			sum += hist__load_relaxed(&hist__map_inline_sums(m, e)[0]);
+	}
+	if (!m->sums)
+		return sum;
+	if (n > m->capacity)
+		n = m->capacity;
+	/* Copies are indexed by element: only the first N were ever used. */
+	for (c = next_used(m, 0); c <= m->nr_cpus; c = next_used(m, c + 1))
+		for (i = 0; i < n; i++)
+			/* Relaxed: as in hist__map_sum(). */
+			sum += hist__load_relaxed(&m->sums[c][(size_t)i * m->nr_sums]);
+	return sum;
+}
+
 uint64_t hist__map_hits(const struct hist_map *m)
 {
 	uint64_t sum = 0;
 	uint32_t i;
 
+	if (m->hits_sum0)
+		return hits_of_sum0(m);
 	for (i = 0; i <= m->nr_cpus; i++)
 		/* Relaxed: a statistic (contracts 8, 10). */
 		sum += hist__load_relaxed(&m->pcpu[i].hits);
@@ -452,8 +511,8 @@ static bool params_valid(const struct hist_map_params *p)
 		return false;
 	if (p->payload_size % 8 || p->payload_size > HIST__MAP_PAYLOAD_MAX)
 		return false;
-	if (p->pcpu_sums)
-		return p->nr_sums <= 64;
+	if (p->pcpu_sums)	/* key and inline sums: an 8-bit word offset */
+		return p->nr_sums <= 64 && p->key_size / 8 + p->nr_sums < 256;
 	return (uint64_t)p->nr_sums * 8 <= p->payload_size;
 }
 
@@ -465,6 +524,9 @@ static bool params_valid(const struct hist_map_params *p)
 static uint32_t slot_stride(const struct hist_map_params *p)
 {
 	uint32_t stride = (uint32_t)sizeof(struct hist_map_elt) + p->key_size + p->payload_size;
+
+	if (p->pcpu_sums)
+		stride += p->nr_sums * 8;	/* the home slot's inline sums */
 
 	if (stride <= 16)
 		return 16;
@@ -499,6 +561,7 @@ struct hist_map *hist__map_create(const struct hist_map_params *p)
 	m->elt_init = p->elt_init;
 	m->hash = p->hash;
 	m->fast8 = m->key_size == 8 && !m->hash;
+	m->hits_sum0 = p->hits_sum0 && m->nr_sums;
 
 	bytes = (size_t)m->nr_slots * m->stride;
 	if (bytes / m->stride != m->nr_slots)

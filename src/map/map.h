@@ -27,13 +27,18 @@ struct hist_map_params {
 	uint32_t nr_sums;	/* u64 sums: leading payload words, or per cpu */
 	uint32_t nr_cpus;	/* hit/drop counters are kept per cpu slot */
 	/*
-	 * Per-cpu sums: each cpu slot adds to its own copy of every sum, with
-	 * plain stores (no locked instruction, no shared cache line written
-	 * per hit); reads add the copies up.  The payload then holds only the
-	 * caller's bytes (payload_size does not count the sums).  Use the
+	 * Per-cpu sums: no locked instruction and no shared cache line
+	 * written per hit.  The slot that creates an element adds to the
+	 * sums inline in it; every other cpu slot adds to its own copy, with
+	 * plain stores; reads add everything up.  The payload then holds only
+	 * the caller's bytes (payload_size does not count the sums).  Use the
 	 * *_cpu functions below; see "Per-cpu sums" in map.c.
 	 */
 	bool pcpu_sums;
+	/* Sum 0 is a hit count (+1 per insert that returns an element): the
+	 * map then keeps no hit counter of its own and hist__map_hits() adds
+	 * up sum 0 of every element, so a hit writes no counter line. */
+	bool hits_sum0;
 	/* Called once by the thread that creates an element, before it is
 	 * published: fill the payload (beyond the zeroed sums). */
 	void (*elt_init)(void *payload, void *init_arg);
@@ -80,6 +85,9 @@ static inline struct hist_map_elt *hist__map_insert_sums(struct hist_map *m, con
  * hit counted, *SUMS set), or NULL with nothing done; see map_inline.h. */
 static inline struct hist_map_elt *hist__map_find_hit(struct hist_map *m, uint64_t k,
 						      uint32_t slot, uint64_t **sums);
+/* The hit path's first try for a slot's own keys; see map_inline.h. */
+static inline uint64_t *hist__map_find_home(const struct hist_map *m, uint64_t k,
+					    uint32_t home);
 struct hist_map_elt *hist__map_insert_slow(struct hist_map *m, const void *key,
 					   uint32_t slot, void *init_arg) HIST__INTERNAL;
 

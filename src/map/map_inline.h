@@ -21,18 +21,21 @@
  * One slot of the open-addressing table; a published slot is an element.
  * Slots are stored inline, STRIDE bytes apart, so a hit touches one slot:
  *
- *	+0	u32 state	empty / busy / ready / dead, plus a hash tag
- *	+4	u32 meta	key words (bits 24..31), element index (0..23)
+ *	+0	u32 state	empty / busy / ready / dead, the home cpu slot
+ *				and a hash tag (bit layout below)
+ *	+4	u32 meta	payload offset in words (bits 24..31),
+ *				element index (0..23)
  *	+8	key		key words * 8 bytes
- *	+8+key	payload		nr_sums u64 sums (unless pcpu_sums), then
- *				the caller's bytes
+ *	+8+key	sums		nr_sums u64: the home slot's sums (pcpu_sums)
+ *				or everybody's atomic sums (no pcpu_sums)
+ *	...	payload		the caller's bytes
  *
  * Everything after the state word is written only by the thread that
  * claimed the slot, before its release store of a READY state; it is
- * read only after an acquire load of that READY state.  The payload sums
- * are the exception: they are atomic words, updated by anyone who holds
- * the element.  The element index (dense, in claim order) locates the
- * element's per-cpu sums.
+ * read only after an acquire load of that READY state.  The sums are the
+ * exception: they are atomic words, updated by whoever the sums' owner
+ * is (contract 10 in map.c).  The element index (dense, in claim order)
+ * locates the element's sums in the per-cpu copies.
  */
 struct hist_map_elt {
 	uint32_t state;
@@ -69,8 +72,11 @@ struct hist_map {
 	uint32_t capacity;
 	uint32_t payload_size;
 	void (*elt_init)(void *payload, void *init_arg);
-	/* pcpu_sums: bit S set once slot S counted a hit (its copy is used) */
+	/* pcpu_sums: bit S set once copy S was added to; else NULL */
 	uint64_t *used;
+	/* Sum 0 counts the hits: no separate hit counter (hist__map_hits()
+	 * adds up sum 0 instead). */
+	bool hits_sum0;
 	void *slots_raw;
 	void *pcpu_raw;
 	void *sums_raw;
@@ -80,11 +86,35 @@ struct hist_map {
 	uint32_t nr_elts HIST__ALIGNED(HIST__CACHELINE);
 };
 
+/*
+ * The state word:
+ *
+ *	31	READY
+ *	30	BUSY		(READY and BUSY together: DEAD)
+ *	17..29	HOME		the cpu slot whose owner adds to the inline
+ *				sums; HIST__MAP_HOME_SHARED for an element
+ *				created by a HIST__MAP_SHARED caller
+ *	16	CROSSED		a slot other than HOME has hit the element
+ *	0..15	TAG		16 bits of the key's hash
+ *
+ * HOME is written with READY (zero while BUSY); it never changes.
+ * CROSSED is set once, by the first hit through another slot, and then
+ * stays: from then on the home slot adds to its per-cpu copy too, so that
+ * the element's line is read-only for everybody and no two cpus hitting a
+ * popular key write a common line.  The inline sums stay the home slot's
+ * alone (frozen once it sees CROSSED); readers add them and the copies.
+ */
 #define HIST__MAP_BUSY 0x40000000u
 #define HIST__MAP_READY 0x80000000u
 #define HIST__MAP_DEAD (HIST__MAP_BUSY | HIST__MAP_READY)
 #define HIST__MAP_FLAGS HIST__MAP_DEAD
-#define HIST__MAP_TAG 0x3fffffffu
+#define HIST__MAP_TAG 0xffffu
+#define HIST__MAP_CROSSED 0x10000u
+#define HIST__MAP_HOME_SHIFT 17
+#define HIST__MAP_HOME_SHARED 0x1fffu
+#define HIST__MAP_HOME_MASK (HIST__MAP_HOME_SHARED << HIST__MAP_HOME_SHIFT)
+/* What says whose the inline sums are, besides the key's identity. */
+#define HIST__MAP_OWNER_BITS (HIST__MAP_HOME_MASK | HIST__MAP_CROSSED)
 
 static inline void *hist__map_elt_key(struct hist_map_elt *e)
 {
@@ -147,64 +177,105 @@ static inline struct hist__map_pcpu *hist__map_pcpu_of(const struct hist_map *m,
 	return &m->pcpu[slot < m->nr_cpus ? slot : m->nr_cpus];
 }
 
-void hist__map_mark_used(struct hist_map *m, uint32_t slot) HIST__INTERNAL;
+/* The HOME field an element created through SLOT carries (and that SLOT's
+ * hits look for), already shifted into place. */
+static inline uint32_t hist__map_home_bits(const struct hist_map *m, uint32_t slot)
+{
+	return (slot < m->nr_cpus ? slot : HIST__MAP_HOME_SHARED) << HIST__MAP_HOME_SHIFT;
+}
+
+/* The inline sums of E (the home slot's with pcpu_sums, else everybody's). */
+static inline uint64_t *hist__map_inline_sums(const struct hist_map *m, struct hist_map_elt *e)
+{
+	return e->data + (m->key_size >> 3);
+}
+
+void hist__map_mark_used(struct hist_map *m, uint32_t copy) HIST__INTERNAL;
+
+/*
+ * SLOT's copy of E's sums, for a hit through a slot that is not E's home.
+ * The copy's first use marks it in USED, so that readers add only the
+ * copies that were ever written.
+ */
+static inline uint64_t *hist__map_copy_sums(struct hist_map *m, struct hist_map_elt *e,
+					    uint32_t slot)
+{
+	uint32_t c = slot < m->nr_cpus ? slot : m->nr_cpus;
+
+	/* Relaxed: a flag set once; the bit is only a hint for readers, who
+	 * are exact at rest (contract 10). */
+	if (hist__unlikely(!(hist__load_relaxed(&m->used[c / 64]) >> (c % 64) & 1)))
+		hist__map_mark_used(m, c);
+	return m->sums[c] + (size_t)(e->meta & HIST__MAP_IDX_MASK) * m->nr_sums;
+}
+
+/*
+ * The sums of E, whose state word is S, that SLOT adds to: the inline
+ * ones when SLOT is E's home (or the map has no per-cpu sums), else
+ * SLOT's copy.  Add to them with hist__map_sums_add().
+ */
+static inline uint64_t *hist__map_sums_at(struct hist_map *m, struct hist_map_elt *e,
+					  uint32_t s, uint32_t slot)
+{
+	uint32_t home = hist__map_home_bits(m, slot);
+
+	if (hist__likely((s & HIST__MAP_OWNER_BITS) == home) || !m->sums)
+		return hist__map_inline_sums(m, e);
+	if (!(s & HIST__MAP_CROSSED))
+		/* Relaxed: a hint for the home slot's owner (see CROSSED);
+		 * the inline sums stay its own whenever it sees the bit. */
+		hist__or_relaxed(&e->state, HIST__MAP_CROSSED);
+	return hist__map_copy_sums(m, e, slot);
+}
+
+static inline uint64_t *hist__map_sums_of(struct hist_map *m, struct hist_map_elt *e,
+					  uint32_t slot)
+{
+	/* Relaxed: a READY state never changes again. */
+	return hist__map_sums_at(m, e, hist__load_relaxed(&e->state), slot);
+}
 
 /*
  * Count one hit for SLOT.  An exclusive slot's counter is written by its
- * owner only: a relaxed load and store, no locked instruction.  A slot's
- * first hit marks its sums copy used (readers add only used copies).
+ * owner only: a relaxed load and store, no locked instruction.
  */
 static inline void hist__map_count_hit(struct hist_map *m, uint32_t slot)
 {
 	struct hist__map_pcpu *pc = hist__map_pcpu_of(m, slot);
-	uint64_t old;
 
-	if (hist__likely(hist__map_slot_local(m, slot))) {
+	if (m->hits_sum0)
+		return;
+	if (hist__likely(hist__map_slot_local(m, slot)))
 		/* Relaxed load and store: the owner is the only writer. */
-		old = hist__load_relaxed(&pc->hits);
-		hist__store_relaxed(&pc->hits, old + 1);
-	} else {
+		hist__store_relaxed(&pc->hits, hist__load_relaxed(&pc->hits) + 1);
+	else
 		/* Relaxed: a statistic; shared by concurrent callers. */
-		old = hist__fetch_add_relaxed(&pc->hits, 1);
-	}
-	if (hist__unlikely(!old) && m->used)
-		hist__map_mark_used(m, slot);
+		hist__add_relaxed(&pc->hits, 1);
 }
 
-/*
- * The sums of E that SLOT adds to: SLOT's copy with pcpu_sums, else the
- * payload's shared words.  Only after an insert through the same SLOT
- * (which marks the copy used); add with hist__map_sums_add().
- */
-static inline uint64_t *hist__map_sums_of(struct hist_map *m, struct hist_map_elt *e,
-					  uint32_t slot)
-{
-	if (hist__likely(m->sums != NULL))
-		return m->sums[slot < m->nr_cpus ? slot : m->nr_cpus] +
-		       (size_t)(e->meta & HIST__MAP_IDX_MASK) * m->nr_sums;
-	return (uint64_t *)hist__map_elt_payload(e);
-}
-
-/* Probes of the inline path before it hands over to the full one. */
+/* Probes of the inline paths before they hand over to the full one. */
 #define HIST__MAP_INLINE_PROBES 4
+#define HIST__MAP_HOME_PROBES 2
 
 /*
  * The inline half of hist__map_insert_sums(): finds an 8-byte KEY near its
  * home slot and counts the hit, or returns NULL having done nothing (the
  * key is elsewhere, new, being published, or the map is not fast8); the
- * caller then takes hist__map_insert_sums().  Calls nothing, so a caller
- * can keep its whole fast path free of calls (and of saved registers).
+ * caller then takes hist__map_insert_sums().  On the common path (SLOT is
+ * the element's home) it calls nothing, so a caller can keep its whole
+ * fast path free of calls (and of saved registers).
  */
 static HIST__MAP_INLINE struct hist_map_elt *
 hist__map_find_hit(struct hist_map *m, uint64_t k, uint32_t slot, uint64_t **sums)
 {
 	uint64_t h;
-	uint32_t idx, want, n;
+	uint32_t idx, want, home, n;
 
 	if (hist__unlikely(!m->fast8))
 		return NULL;
 	h = hist__map_hash8(k);
 	want = HIST__MAP_READY | ((uint32_t)h & HIST__MAP_TAG);
+	home = hist__map_home_bits(m, slot);
 	idx = (uint32_t)(h >> 32) >> m->shift;
 	for (n = 0; n < HIST__MAP_INLINE_PROBES; n++) {
 		struct hist_map_elt *e =
@@ -212,14 +283,52 @@ hist__map_find_hit(struct hist_map *m, uint64_t k, uint32_t slot, uint64_t **sum
 		/* Acquire: pairs with the READY release before the key compare. */
 		uint32_t s = hist__load_acquire(&e->state);
 
-		if (hist__likely(s == want && e->data[0] == k)) {
-			*sums = hist__map_sums_of(m, e, slot);
+		if (hist__likely(s == (want | home) && e->data[0] == k)) {
+			*sums = e->data + 1;	/* inline: the key is one word */
+			hist__map_count_hit(m, slot);
+			return e;
+		}
+		if ((s & ~HIST__MAP_OWNER_BITS) == want && e->data[0] == k) {
+			/* another slot's element: this slot's copy */
+			*sums = hist__map_sums_at(m, e, s, slot);
 			hist__map_count_hit(m, slot);
 			return e;
 		}
 		/* An empty slot ends the chain: the key is new (or being
 		 * claimed); a BUSY slot may be this key being published. */
 		if (!s || (s & HIST__MAP_FLAGS) == HIST__MAP_BUSY)
+			return NULL;
+		idx = (idx + 1) & m->mask;
+	}
+	return NULL;
+}
+
+/*
+ * The hit path's first try, for callers that own SLOT: an 8-byte key K
+ * whose element was created through SLOT and never hit through another
+ * one, found within HIST__MAP_HOME_PROBES slots (at the map's load
+ * factor of at most 1/2, most keys sit in their first or second).  Returns its inline
+ * sums, to add to with plain stores (contract 10), or NULL having done
+ * nothing; then hist__map_insert_sums() does the rest.  HOME is
+ * hist__map_home_bits(M, SLOT); M is fast8 and hits_sum0 (nothing to
+ * count besides the sums).
+ */
+static HIST__MAP_INLINE uint64_t *hist__map_find_home(const struct hist_map *m, uint64_t k,
+						       uint32_t home)
+{
+	uint64_t h = hist__map_hash8(k);
+	uint32_t want = HIST__MAP_READY | home | ((uint32_t)h & HIST__MAP_TAG);
+	uint32_t idx = (uint32_t)(h >> 32) >> m->shift, n;
+
+	for (n = 0; n < HIST__MAP_HOME_PROBES; n++) {
+		struct hist_map_elt *e =
+			(struct hist_map_elt *)(m->slots + (size_t)idx * m->stride);
+		/* Acquire: pairs with the READY release before the key compare. */
+		uint32_t s = hist__load_acquire(&e->state);
+
+		if (hist__likely(s == want && e->data[0] == k))
+			return e->data + 1;
+		if (!s)
 			return NULL;
 		idx = (idx + 1) & m->mask;
 	}

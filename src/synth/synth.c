@@ -495,7 +495,8 @@ void hist__synth_emit(struct hist__synth *s, const uint64_t *vals,
 	}
 	if (host->synth_event)
 		host->synth_event(host->data, ev, rec, len, hit);
-	hist__event_hit(ev, rec, len, hit, parent ? parent->depth + 1 : 0);
+	hist__event_hit(ev, rec, len, hit, parent ? parent->depth + 1 : 0,
+			parent ? parent->slot : HIST__SLOT_SHARED);
 }
 
 /* ---- public wrappers -------------------------------------------------- */
