@@ -1002,9 +1002,9 @@ static void test_pcpu_basic(void)
  */
 static void test_pcpu_home(void)
 {
-	struct hist_map_params p = { .bits = 7, .key_size = 8, .payload_size = 8,
-				     .nr_sums = 2, .nr_cpus = 2, .pcpu_sums = true,
-				     .hits_sum0 = true };
+	/* 32-byte slots: header, key, two sums */
+	struct hist_map_params p = { .bits = 7, .key_size = 8, .nr_sums = 2, .nr_cpus = 2,
+				     .pcpu_sums = true, .hits_sum0 = true };
 	struct hist_map *m = hist__map_create(&p);
 	struct hist_map_elt *e;
 	uint64_t k = 42, *home, *s;
@@ -1014,32 +1014,34 @@ static void test_pcpu_home(void)
 	if (!m)
 		return;
 	/* Not there yet: the first try does nothing. */
-	T_ASSERT(hist__map_find_home(m, k, hist__map_home_bits(m, 0)) == NULL);
+	T_ASSERT(hist__map_find_owned(m, k, 0) == NULL);
 	e = hist__map_insert_sums(m, &k, 0, NULL, &s);
 	T_ASSERT(e != NULL);
 	if (!e)
 		goto out;
 	hist__map_sums_add(s, 0, 1, true);
 	hist__map_sums_add(s, 1, 5, true);
-	/* Slot 0 created it: its first try finds the inline sums (and slot
-	 * 1's does not); the key and the payload are where they were. */
-	home = hist__map_find_home(m, k, hist__map_home_bits(m, 0));
-	T_ASSERT(home == s);
-	T_ASSERT(hist__map_find_home(m, k, hist__map_home_bits(m, 1)) == NULL);
-	T_ASSERT(hist__map_elt_payload(e) == (void *)(s + 2));
+	/* Slot 0 created it: its first try finds the inline sums, right
+	 * after the key. */
+	home = hist__map_find_owned(m, k, 0);
+	T_ASSERT(home == s && s == e->data + 1);
 	for (i = 0; i < 3; i++) {
 		hist__map_sums_add(home, 0, 1, true);
 		hist__map_sums_add(home, 1, 5, true);
 	}
 	/* Slot 1 hits it: its own copy, and the element is CROSSED. */
+	s = hist__map_find_owned(m, k, 1);
+	T_ASSERT(s != NULL && s != home);
 	T_ASSERT(hist__map_insert_sums(m, &k, 1, NULL, &s) == e);
-	T_ASSERT(s != home);
+	T_ASSERT(s == hist__map_find_owned(m, k, 1));
+	T_ASSERT(hist__map_sum(m, e, 0) == 4);	/* nothing counted by the lookups */
 	hist__map_sums_add(s, 0, 1, true);
 	hist__map_sums_add(s, 1, 7, true);
 	/* Now slot 0 leaves the inline sums alone too: the line is read-only. */
-	T_ASSERT(hist__map_find_home(m, k, hist__map_home_bits(m, 0)) == NULL);
+	s = hist__map_find_owned(m, k, 0);
+	T_ASSERT(s != NULL && s != home);
 	T_ASSERT(hist__map_insert_sums(m, &k, 0, NULL, &s) == e);
-	T_ASSERT(s != home);
+	T_ASSERT(s == hist__map_find_owned(m, k, 0));
 	hist__map_sums_add(s, 0, 1, true);
 	hist__map_sums_add(s, 1, 11, true);
 	/* The shared path: the shared copy. */
@@ -1059,6 +1061,41 @@ static void test_pcpu_home(void)
 		hist__map_sums_add(s, 0, 1, false);
 	T_EQU(hist__map_hits(m), 8);
 	hist__map_clear(m);
+	T_EQU(hist__map_hits(m), 0);
+	/* Keys created by two slots: where two of them share a cache line,
+	 * neither owner writes the line (each adds to its copy); elsewhere
+	 * the creator adds inline.  Nothing is lost either way. */
+	{
+		struct hist_map_elt *out[128];
+		uint32_t n, shared = 0, alone = 0;
+
+		for (k = 1; k <= 100; k++) {
+			e = hist__map_insert_sums(m, &k, k & 1, NULL, &s);
+			if (e)
+				hist__map_sums_add(s, 0, 1, true);
+		}
+		n = hist__map_collect(m, out, 128);
+		T_EQ(n, 100);
+		for (i = 0; i < n; i++) {
+			struct hist_map_elt *nb = (struct hist_map_elt *)((uintptr_t)out[i] ^ 32);
+			uint64_t key = *(uint64_t *)hist__map_elt_key(out[i]);
+			bool other = (nb->state & HIST__MAP_FLAGS) == HIST__MAP_READY &&
+				     (*(uint64_t *)hist__map_elt_key(nb) & 1) != (key & 1);
+
+			s = hist__map_find_owned(m, key, key & 1);
+			T_ASSERT(s != NULL && (s == out[i]->data + 1) == !other);
+			if (s)
+				hist__map_sums_add(s, 0, 1, true);
+			shared += other;
+			alone += !other;
+		}
+		/* Both cases occurred (fixed keys, fixed hash). */
+		T_ASSERT(shared > 0 && alone > 0);
+		for (i = 0; i < n; i++)
+			T_EQU(hist__map_sum(m, out[i], 0), 2);
+		T_EQU(hist__map_hits(m), 200);
+		hist__map_clear(m);
+	}
 	T_EQU(hist__map_hits(m), 0);
 	T_ASSERT(hist__map_lookup(m, &k) == NULL);
 out:

@@ -474,9 +474,10 @@ static HIST__ALWAYS_INLINE void add_owned(uint64_t *sum, uint64_t v)
 }
 
 /*
- * The first try of a simple hit, for NV values, through SLOT: a key this
- * slot created, found near its home: read the fields, one probe, plain
- * adds to the element's inline sums.  False (nothing done) otherwise.
+ * The first try of a simple hit, for NV values, through SLOT: a key found
+ * near its home: read the fields, one or two probes, plain adds to the
+ * element's inline sums or this slot's copy.  False (nothing done)
+ * otherwise.
  */
 static HIST__ALWAYS_INLINE bool hit_simple_fast(struct hist__hist *h, const uint8_t *data,
 						size_t len, uint32_t slot, const uint32_t nv)
@@ -491,11 +492,9 @@ static HIST__ALWAYS_INLINE bool hit_simple_fast(struct hist__hist *h, const uint
 	sv.key = rd_field_in(&h->rd_key, data);
 	sv.v[1] = nv > 1 ? rd_field_in(&h->rd_vals[1], data) : 0;
 	sv.v[2] = nv > 2 ? rd_field_in(&h->rd_vals[2], data) : 0;
-	/* An owned slot is below the context's nr_cpus, the maps' too, so
-	 * SLOT is its own HOME value.  Acquire: pairs with the release in
-	 * hist__hist_clear(). */
-	sums = hist__map_find_home(hist__load_acquire(&h->map), sv.key,
-				   slot << HIST__MAP_HOME_SHIFT);
+	/* An owned slot is below the context's nr_cpus, the maps' too.
+	 * Acquire: pairs with the release in hist__hist_clear(). */
+	sums = hist__map_find_owned(hist__load_acquire(&h->map), sv.key, slot);
 	if (hist__unlikely(!sums))
 		return false;
 	add_owned(&sums[0], 1);

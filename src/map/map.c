@@ -53,6 +53,14 @@
  *   keeps a read-only element line instead of one the home cpu writes
  *   and the others read on every event.
  *
+ * Two elements of one cache line with different home slots would have
+ * two owners writing that line, so a home hit first looks at the other
+ * element of its line (32-byte slots, two per line): if that one is
+ * another slot's, or CROSSED, the element is marked CROSSED too and the
+ * copies take over.  Inline sums are used only where that check covers
+ * every neighbour (32-byte slots) or where there is one cpu slot; other
+ * maps publish every element CROSSED and keep no inline sums.
+ *
  * A read adds the inline sums and the copies marked in USED (a copy's
  * first use sets its bit), so reads cost the copies in use, not nr_cpus.
  * This is the kernel's per-cpu counter idea; the copies cost nr_cpus + 1
@@ -237,14 +245,16 @@ static bool fill_claimed(struct hist_map *m, struct hist_map_elt *e, uint32_t ta
 		hist__store_relaxed(&e->state, HIST__MAP_DEAD);
 		return false;
 	}
-	/* the payload follows the key and, with pcpu_sums, the inline sums */
-	e->meta = (m->key_size / 8 + (m->sums ? m->nr_sums : 0)) << HIST__MAP_WORDS_SHIFT | idx;
+	/* the payload follows the key and the home slot's inline sums */
+	e->meta = (m->key_size / 8 + (m->inline_home ? m->nr_sums : 0)) << HIST__MAP_WORDS_SHIFT |
+		  idx;
 	memcpy(e->data, key, m->key_size);
 	if (m->elt_init)
 		m->elt_init(hist__map_elt_payload(e), init_arg);
 	/* Release: publishes meta, key and the elt_init payload (contract 3).
 	 * SLOT becomes the element's home: its owner adds to the inline sums. */
-	hist__store_release(&e->state, HIST__MAP_READY | hist__map_home_bits(m, slot) | tag);
+	hist__store_release(&e->state, HIST__MAP_READY | hist__map_home_bits(m, slot) | tag |
+					       (m->sums && !m->inline_home ? HIST__MAP_CROSSED : 0));
 	return true;
 }
 
@@ -359,7 +369,7 @@ uint64_t hist__map_sum(const struct hist_map *m, struct hist_map_elt *e, uint32_
 	if (!m->sums)
 		return hist__map_sum_read(e, i);
 	/* Relaxed: sums are atomic words; exact at rest (contract 10). */
-	sum = hist__load_relaxed(&hist__map_inline_sums(m, e)[i]);
+	sum = m->inline_home ? hist__load_relaxed(&hist__map_inline_sums(m, e)[i]) : 0;
 	for (s = next_used(m, 0); s <= m->nr_cpus; s = next_used(m, s + 1))
 		/* Relaxed: sums are atomic words; exact at rest (contract 10). */
 		sum += hist__load_relaxed(&m->sums[s][off]);
@@ -419,7 +429,7 @@ uint32_t hist__map_snapshot(struct hist_map *m, struct hist_map_elt **out, uint6
 
 		for (j = 0; j < nr; j++)
 			/* Relaxed: as in hist__map_sum(). */
-			sums[(size_t)i * nr + j] = hist__load_relaxed(&c[j]);
+			sums[(size_t)i * nr + j] = m->inline_home ? hist__load_relaxed(&c[j]) : 0;
 	}
 	for (s = next_used(m, 0); s <= m->nr_cpus; s = next_used(m, s + 1)) {
 		const uint64_t *copy = m->sums[s];
@@ -445,7 +455,8 @@ static uint64_t hits_of_sum0(const struct hist_map *m)
 		struct hist_map_elt *e = map_slot(m, i);
 
 		/* Acquire: pairs with the READY release (contract 4). */
-		if ((hist__load_acquire(&e->state) & HIST__MAP_FLAGS) == HIST__MAP_READY)
+		if ((!m->sums || m->inline_home) &&
+		    (hist__load_acquire(&e->state) & HIST__MAP_FLAGS) == HIST__MAP_READY)
 			/* Relaxed: as in hist__map_sum(). */
 			sum += hist__load_relaxed(&hist__map_inline_sums(m, e)[0]);
 	}
@@ -521,11 +532,11 @@ static bool params_valid(const struct hist_map_params *p)
  * straddles a cache line (one miss per hit); larger ones span lines anyway
  * and are only kept 8-byte aligned for the u64 sums.
  */
-static uint32_t slot_stride(const struct hist_map_params *p)
+static uint32_t slot_stride(const struct hist_map_params *p, bool inline_sums)
 {
 	uint32_t stride = (uint32_t)sizeof(struct hist_map_elt) + p->key_size + p->payload_size;
 
-	if (p->pcpu_sums)
+	if (inline_sums)
 		stride += p->nr_sums * 8;	/* the home slot's inline sums */
 
 	if (stride <= 16)
@@ -553,8 +564,18 @@ struct hist_map *hist__map_create(const struct hist_map_params *p)
 	m->nr_slots = 2u << p->bits;
 	m->mask = m->nr_slots - 1;
 	m->shift = 32 - (p->bits + 1);
-	m->stride = slot_stride(p);
+	/*
+	 * The home slot's sums go inline when no two owners can write one
+	 * line through them: a single cpu slot, or 32-byte slots (two per
+	 * line, the neighbour checked on every home hit, see
+	 * hist__map_home_sums()).  Larger slots straddle lines; they keep
+	 * their sums in the copies only.
+	 */
 	m->nr_cpus = p->nr_cpus ? p->nr_cpus : 1;
+	m->inline_home = p->pcpu_sums && p->nr_sums &&
+			 (m->nr_cpus == 1 || slot_stride(p, true) == 32);
+	m->nb_xor = m->inline_home && m->nr_cpus > 1 ? 32 : 0;
+	m->stride = slot_stride(p, m->inline_home);
 	if (m->nr_cpus > HIST__MAP_CPUS_MAX)
 		goto fail;
 	m->nr_sums = p->nr_sums;

@@ -85,9 +85,8 @@ static inline struct hist_map_elt *hist__map_insert_sums(struct hist_map *m, con
  * hit counted, *SUMS set), or NULL with nothing done; see map_inline.h. */
 static inline struct hist_map_elt *hist__map_find_hit(struct hist_map *m, uint64_t k,
 						      uint32_t slot, uint64_t **sums);
-/* The hit path's first try for a slot's own keys; see map_inline.h. */
-static inline uint64_t *hist__map_find_home(const struct hist_map *m, uint64_t k,
-					    uint32_t home);
+/* The hit path's first try for a slot's owner; see map_inline.h. */
+static inline uint64_t *hist__map_find_owned(struct hist_map *m, uint64_t k, uint32_t slot);
 struct hist_map_elt *hist__map_insert_slow(struct hist_map *m, const void *key,
 					   uint32_t slot, void *init_arg) HIST__INTERNAL;
 

@@ -77,6 +77,12 @@ struct hist_map {
 	/* Sum 0 counts the hits: no separate hit counter (hist__map_hits()
 	 * adds up sum 0 instead). */
 	bool hits_sum0;
+	/* pcpu_sums with the home slot's sums inline in the element (else
+	 * every element is published CROSSED and only the copies are used) */
+	bool inline_home;
+	/* The other element of a 32-byte slot's cache line is at E ^ NB_XOR
+	 * (0: no other slot's owner can share the line) */
+	uint32_t nb_xor;
 	void *slots_raw;
 	void *pcpu_raw;
 	void *sums_raw;
@@ -210,6 +216,30 @@ static inline uint64_t *hist__map_copy_sums(struct hist_map *m, struct hist_map_
 }
 
 /*
+ * The sums that a hit through E's home SLOT adds to, E's state S showing
+ * that home and no CROSSED: the inline ones, unless the other element of
+ * E's cache line is another slot's (or CROSSED): two owners writing one
+ * line would bounce it between their cpus on every hit, so E is marked
+ * CROSSED and SLOT's copy is used (the other element's owner does the
+ * same).  Without pcpu_sums NB_XOR is 0 and the inline sums are the sums.
+ */
+static inline uint64_t *hist__map_home_sums(struct hist_map *m, struct hist_map_elt *e,
+					    uint32_t s, uint32_t slot)
+{
+	const struct hist_map_elt *nb =
+		(const struct hist_map_elt *)((uintptr_t)e ^ m->nb_xor);
+	/* Relaxed: a placement hint; no data of NB is read. */
+	uint32_t ns = hist__load_relaxed(&nb->state);
+
+	if (hist__likely((ns & HIST__MAP_FLAGS) != HIST__MAP_READY ||
+			 (ns & HIST__MAP_OWNER_BITS) == (s & HIST__MAP_OWNER_BITS)))
+		return hist__map_inline_sums(m, e);
+	/* Relaxed: as in hist__map_sums_at(). */
+	hist__or_relaxed(&e->state, HIST__MAP_CROSSED);
+	return hist__map_copy_sums(m, e, slot);
+}
+
+/*
  * The sums of E, whose state word is S, that SLOT adds to: the inline
  * ones when SLOT is E's home (or the map has no per-cpu sums), else
  * SLOT's copy.  Add to them with hist__map_sums_add().
@@ -219,8 +249,10 @@ static inline uint64_t *hist__map_sums_at(struct hist_map *m, struct hist_map_el
 {
 	uint32_t home = hist__map_home_bits(m, slot);
 
-	if (hist__likely((s & HIST__MAP_OWNER_BITS) == home) || !m->sums)
+	if (!m->sums)
 		return hist__map_inline_sums(m, e);
+	if (hist__likely((s & HIST__MAP_OWNER_BITS) == home))
+		return hist__map_home_sums(m, e, s, slot);
 	if (!(s & HIST__MAP_CROSSED))
 		/* Relaxed: a hint for the home slot's owner (see CROSSED);
 		 * the inline sums stay its own whenever it sees the bit. */
@@ -284,7 +316,7 @@ hist__map_find_hit(struct hist_map *m, uint64_t k, uint32_t slot, uint64_t **sum
 		uint32_t s = hist__load_acquire(&e->state);
 
 		if (hist__likely(s == (want | home) && e->data[0] == k)) {
-			*sums = e->data + 1;	/* inline: the key is one word */
+			*sums = hist__map_home_sums(m, e, s, slot);
 			hist__map_count_hit(m, slot);
 			return e;
 		}
@@ -304,20 +336,22 @@ hist__map_find_hit(struct hist_map *m, uint64_t k, uint32_t slot, uint64_t **sum
 }
 
 /*
- * The hit path's first try, for callers that own SLOT: an 8-byte key K
- * whose element was created through SLOT and never hit through another
- * one, found within HIST__MAP_HOME_PROBES slots (at the map's load
- * factor of at most 1/2, most keys sit in their first or second).  Returns its inline
- * sums, to add to with plain stores (contract 10), or NULL having done
- * nothing; then hist__map_insert_sums() does the rest.  HOME is
- * hist__map_home_bits(M, SLOT); M is fast8 and hits_sum0 (nothing to
- * count besides the sums).
+ * The hit path's first try, for a caller that owns SLOT (below nr_cpus):
+ * an 8-byte key K found within HIST__MAP_HOME_PROBES slots (at the map's
+ * load factor of at most 1/2, most keys sit in their first or second).
+ * Returns the sums this slot adds to with plain stores (contract 10):
+ * the inline ones when the element is this slot's own and not CROSSED,
+ * else this slot's copy.  NULL, having done nothing, when the key is not
+ * there yet, further away or being published; hist__map_insert_sums()
+ * does the rest.  M is fast8 and hits_sum0 (nothing to count besides the
+ * sums).
  */
-static HIST__MAP_INLINE uint64_t *hist__map_find_home(const struct hist_map *m, uint64_t k,
-						       uint32_t home)
+static HIST__MAP_INLINE uint64_t *hist__map_find_owned(struct hist_map *m, uint64_t k,
+							uint32_t slot)
 {
 	uint64_t h = hist__map_hash8(k);
-	uint32_t want = HIST__MAP_READY | home | ((uint32_t)h & HIST__MAP_TAG);
+	uint32_t want = HIST__MAP_READY | ((uint32_t)h & HIST__MAP_TAG);
+	uint32_t home = slot << HIST__MAP_HOME_SHIFT;
 	uint32_t idx = (uint32_t)(h >> 32) >> m->shift, n;
 
 	for (n = 0; n < HIST__MAP_HOME_PROBES; n++) {
@@ -326,8 +360,10 @@ static HIST__MAP_INLINE uint64_t *hist__map_find_home(const struct hist_map *m, 
 		/* Acquire: pairs with the READY release before the key compare. */
 		uint32_t s = hist__load_acquire(&e->state);
 
-		if (hist__likely(s == want && e->data[0] == k))
-			return e->data + 1;
+		if (hist__likely(s == (want | home) && e->data[0] == k))
+			return hist__map_home_sums(m, e, s, slot);
+		if ((s & ~HIST__MAP_OWNER_BITS) == want && e->data[0] == k)
+			return hist__map_sums_at(m, e, s, slot);
 		if (!s)
 			return NULL;
 		idx = (idx + 1) & m->mask;
