@@ -340,6 +340,13 @@ void hist__map_mark_used(struct hist_map *m, uint32_t copy)
 	hist__or_release(&m->used[copy / 64], 1ull << (copy % 64));
 }
 
+uint64_t *hist__map_cross(struct hist_map *m, struct hist_map_elt *e, uint32_t slot)
+{
+	/* Relaxed: as in hist__map_sums_at(). */
+	hist__or_relaxed(&e->state, HIST__MAP_CROSSED);
+	return hist__map_copy_sums(m, e, slot);
+}
+
 /* The next used copy at or after S, or nr_cpus + 1. */
 static uint32_t next_used(const struct hist_map *m, uint32_t s)
 {

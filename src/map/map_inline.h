@@ -215,6 +215,10 @@ static inline uint64_t *hist__map_copy_sums(struct hist_map *m, struct hist_map_
 	return m->sums[c] + (size_t)(e->meta & HIST__MAP_IDX_MASK) * m->nr_sums;
 }
 
+/* Mark E CROSSED and return SLOT's copy (out of line: rare). */
+uint64_t *hist__map_cross(struct hist_map *m, struct hist_map_elt *e,
+			  uint32_t slot) HIST__INTERNAL;
+
 /*
  * The sums that a hit through E's home SLOT adds to, E's state S showing
  * that home and no CROSSED: the inline ones, unless the other element of
@@ -222,21 +226,20 @@ static inline uint64_t *hist__map_copy_sums(struct hist_map *m, struct hist_map_
  * line would bounce it between their cpus on every hit, so E is marked
  * CROSSED and SLOT's copy is used (the other element's owner does the
  * same).  Without pcpu_sums NB_XOR is 0 and the inline sums are the sums.
+ * INL is hist__map_inline_sums(M, E), which a caller may know cheaper.
  */
 static inline uint64_t *hist__map_home_sums(struct hist_map *m, struct hist_map_elt *e,
-					    uint32_t s, uint32_t slot)
+					    uint32_t s, uint32_t slot, uint64_t *inl)
 {
 	const struct hist_map_elt *nb =
 		(const struct hist_map_elt *)((uintptr_t)e ^ m->nb_xor);
 	/* Relaxed: a placement hint; no data of NB is read. */
 	uint32_t ns = hist__load_relaxed(&nb->state);
 
-	if (hist__likely((ns & HIST__MAP_FLAGS) != HIST__MAP_READY ||
-			 (ns & HIST__MAP_OWNER_BITS) == (s & HIST__MAP_OWNER_BITS)))
-		return hist__map_inline_sums(m, e);
-	/* Relaxed: as in hist__map_sums_at(). */
-	hist__or_relaxed(&e->state, HIST__MAP_CROSSED);
-	return hist__map_copy_sums(m, e, slot);
+	if (hist__likely(!((ns ^ s) & HIST__MAP_OWNER_BITS) ||
+			 (ns & HIST__MAP_FLAGS) != HIST__MAP_READY))
+		return inl;
+	return hist__map_cross(m, e, slot);
 }
 
 /*
@@ -252,7 +255,7 @@ static inline uint64_t *hist__map_sums_at(struct hist_map *m, struct hist_map_el
 	if (!m->sums)
 		return hist__map_inline_sums(m, e);
 	if (hist__likely((s & HIST__MAP_OWNER_BITS) == home))
-		return hist__map_home_sums(m, e, s, slot);
+		return hist__map_home_sums(m, e, s, slot, hist__map_inline_sums(m, e));
 	if (!(s & HIST__MAP_CROSSED))
 		/* Relaxed: a hint for the home slot's owner (see CROSSED);
 		 * the inline sums stay its own whenever it sees the bit. */
@@ -316,7 +319,7 @@ hist__map_find_hit(struct hist_map *m, uint64_t k, uint32_t slot, uint64_t **sum
 		uint32_t s = hist__load_acquire(&e->state);
 
 		if (hist__likely(s == (want | home) && e->data[0] == k)) {
-			*sums = hist__map_home_sums(m, e, s, slot);
+			*sums = hist__map_home_sums(m, e, s, slot, e->data + 1);
 			hist__map_count_hit(m, slot);
 			return e;
 		}
@@ -361,7 +364,7 @@ static HIST__MAP_INLINE uint64_t *hist__map_find_owned(struct hist_map *m, uint6
 		uint32_t s = hist__load_acquire(&e->state);
 
 		if (hist__likely(s == (want | home) && e->data[0] == k))
-			return hist__map_home_sums(m, e, s, slot);
+			return hist__map_home_sums(m, e, s, slot, e->data + 1);
 		if ((s & ~HIST__MAP_OWNER_BITS) == want && e->data[0] == k)
 			return hist__map_sums_at(m, e, s, slot);
 		if (!s)
