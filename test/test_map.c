@@ -994,6 +994,19 @@ static void test_pcpu_basic(void)
 	hist__map_destroy(m);
 }
 
+/* The sums SLOT adds to for K (element E): not the inline ones HOME, and
+ * the same whether found by the first try or the full insert. */
+static uint64_t *copy_of(struct hist_map *m, struct hist_map_elt *e, uint64_t k,
+			 uint32_t slot, const uint64_t *home)
+{
+	uint64_t *s = hist__map_find_owned(m, k, slot);
+
+	T_ASSERT(s != NULL && s != home);
+	T_ASSERT(hist__map_insert_sums(m, &k, slot, NULL, &s) == e);
+	T_ASSERT(s == hist__map_find_owned(m, k, slot));
+	return s;
+}
+
 /*
  * The home slot's inline sums: a key's creator adds inline until another
  * slot hits it (CROSSED); from then on every slot, the home one included,
@@ -1030,18 +1043,12 @@ static void test_pcpu_home(void)
 		hist__map_sums_add(home, 1, 5, true);
 	}
 	/* Slot 1 hits it: its own copy, and the element is CROSSED. */
-	s = hist__map_find_owned(m, k, 1);
-	T_ASSERT(s != NULL && s != home);
-	T_ASSERT(hist__map_insert_sums(m, &k, 1, NULL, &s) == e);
-	T_ASSERT(s == hist__map_find_owned(m, k, 1));
+	s = copy_of(m, e, k, 1, home);
 	T_ASSERT(hist__map_sum(m, e, 0) == 4);	/* nothing counted by the lookups */
 	hist__map_sums_add(s, 0, 1, true);
 	hist__map_sums_add(s, 1, 7, true);
 	/* Now slot 0 leaves the inline sums alone too: the line is read-only. */
-	s = hist__map_find_owned(m, k, 0);
-	T_ASSERT(s != NULL && s != home);
-	T_ASSERT(hist__map_insert_sums(m, &k, 0, NULL, &s) == e);
-	T_ASSERT(s == hist__map_find_owned(m, k, 0));
+	s = copy_of(m, e, k, 0, home);
 	hist__map_sums_add(s, 0, 1, true);
 	hist__map_sums_add(s, 1, 11, true);
 	/* The shared path: the shared copy. */

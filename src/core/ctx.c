@@ -210,8 +210,12 @@ void hist__event_hit(struct hist_event *ev, const void *rec, size_t len,
 
 	if (hist__likely(!tl) || depth >= NEST_MAX)
 		return;
-	if (depth && tl->simple && hit) {
+	if (tl->simple && hit) {
+		if (!depth)
+			slot = hist__slot_enter(ev->ctx, hit->cpu);
 		hist__hist_hit_simple(tl->simple, rec, len, hit, slot);
+		if (!depth)
+			hist__slot_exit(ev->ctx, slot);
 		return;
 	}
 	if (!hit) {

@@ -341,6 +341,10 @@ void hist__hist_hit(struct hist__hist *h, struct hist__rec *r)
 
 /* ---- the simple hist ---------------------------------------------- */
 
+/* How a simple hist's field is read: known at parse time, so the hit
+ * path's variant (hist__hist_simple()) reads it without a size test. */
+enum rd_kind { RD_ANY, RD_U64, RD_S32 };
+
 static bool set_rd(struct hist__rd *rd, const struct hist__field *f)
 {
 	uint32_t off, size;
@@ -360,38 +364,23 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
-bool hist__hist_simple(struct hist__hist *h)
-{
-	uint32_t i;
-
-	if (!h->single_int_key || h->uses_ts || h->nr_refs ||
-	    h->nr_vars || h->nr_fvars || h->nr_save_vars || h->nr_actions ||
-	    h->has_self_refs || !set_rd(&h->rd_key, h->keys[0]))
-		return false;
-	h->rd_end = h->rd_key.end;
-	for (i = 1; i < h->nr_vals; i++) {
-		if (!set_rd(&h->rd_vals[i], h->vals[i]))
-			return false;
-		h->rd_end = max_u64(h->rd_end, h->rd_vals[i].end);
-	}
-	return true;
-}
-
-/* Field RD of a record that holds it (LEN >= RD->end). */
-static HIST__ALWAYS_INLINE uint64_t rd_field_in(const struct hist__rd *rd, const uint8_t *data)
+/* Field RD of a record that holds it (LEN >= RD->end), read as KIND
+ * says when that is a constant. */
+static HIST__ALWAYS_INLINE uint64_t rd_field_in(const struct hist__rd *rd, const uint8_t *data,
+						const enum rd_kind kind)
 {
 	data += rd->off;
-	if (hist__likely(rd->size == 8)) {
+	if (kind == RD_U64 || (kind == RD_ANY && rd->size == 8)) {
 		uint64_t v;
 
 		memcpy(&v, data, 8);
 		return v;
 	}
-	if (rd->size == 4) {
+	if (kind == RD_S32 || rd->size == 4) {
 		uint32_t v;
 
 		memcpy(&v, data, 4);
-		return rd->is_signed ? (uint64_t)(int64_t)(int32_t)v : v;
+		return kind == RD_S32 || rd->is_signed ? (uint64_t)(int64_t)(int32_t)v : v;
 	}
 	if (rd->size == 2) {
 		uint16_t v;
@@ -404,65 +393,33 @@ static HIST__ALWAYS_INLINE uint64_t rd_field_in(const struct hist__rd *rd, const
 
 /* What the field's evaluator returns (ev_field_int), without the call:
  * 0 for a field the record is too short to hold. */
-static inline uint64_t rd_field(const struct hist__rd *rd, const uint8_t *data, size_t len)
+static uint64_t rd_field(const struct hist__rd *rd, const uint8_t *data, size_t len)
 {
-	return len < rd->end ? 0 : rd_field_in(rd, data);
-}
-
-/* The key and values of a simple hist, read from a record. */
-struct simple_vals {
-	uint64_t key, v[HIST__VALS_MAX];
-};
-
-_Static_assert(HIST__VALS_MAX == 3, "a simple hit reads at most two values");
-
-static HIST__ALWAYS_INLINE void read_simple(const struct hist__hist *h, const uint8_t *data,
-					    size_t len, uint32_t nv, struct simple_vals *sv)
-{
-	sv->key = rd_field(&h->rd_key, data, len);
-	sv->v[0] = 1;	/* the hitcount */
-	sv->v[1] = nv > 1 ? rd_field(&h->rd_vals[1], data, len) : 0;
-	sv->v[2] = nv > 2 ? rd_field(&h->rd_vals[2], data, len) : 0;
+	return len < rd->end ? 0 : rd_field_in(rd, data, RD_ANY);
 }
 
 /*
  * A simple hit through SLOT (owned, or HIST__SLOT_SHARED) by the map's
- * full insert: a new key, a long probe chain, a key another slot created,
- * a shared slot, or a drop.
+ * full insert: a new key, a long probe chain, a shared slot, a short
+ * record, or a drop.
  */
 static void hit_simple_insert(struct hist__hist *h, const uint8_t *data, size_t len,
-			      const struct hist_hit *hit, uint32_t slot,
-			      const struct simple_vals *sv)
+			      const struct hist_hit *hit, uint32_t slot)
 {
 	/* acquire: pairs with the release in hist__hist_clear() */
 	struct hist_map *map = hist__load_acquire(&h->map);
 	bool local = hist__map_slot_local(map, slot);
+	uint64_t key = rd_field(&h->rd_key, data, len), *sums;
 	struct hist__rec r;
 	struct elt_init_arg ia = { h, &r };	/* for the comm of .execname */
-	uint64_t *sums;
 	uint32_t i;
 
 	hist__rec_init(&r, h->ev, data, len, hit);
-	if (!hist__map_insert_sums(map, &sv->key, slot, &ia, &sums))
+	if (!hist__map_insert_sums(map, &key, slot, &ia, &sums))
 		return;
-	for (i = 0; i < h->nr_vals; i++)
-		hist__map_sums_add(sums, i, sv->v[i], local);
-}
-
-/*
- * What the inline path leaves over, with the slot still held: out of
- * line and entered by a tail call, so that the inline path makes no call
- * and saves no registers.  Releases SLOT.
- */
-static HIST__NOINLINE void hit_simple_slow(struct hist__hist *h, const uint8_t *data,
-					   size_t len, const struct hist_hit *hit,
-					   uint32_t slot)
-{
-	struct simple_vals sv;
-
-	read_simple(h, data, len, h->nr_vals, &sv);
-	hit_simple_insert(h, data, len, hit, slot, &sv);
-	hist__slot_exit(h->ev->ctx, slot);
+	hist__map_sums_add(sums, 0, 1, local);
+	for (i = 1; i < h->nr_vals; i++)
+		hist__map_sums_add(sums, i, rd_field(&h->rd_vals[i], data, len), local);
 }
 
 /* SUM += V by the only writer of SUM (contract 10 in map.c). */
@@ -473,55 +430,48 @@ static HIST__ALWAYS_INLINE void add_owned(uint64_t *sum, uint64_t v)
 	hist__store_relaxed(sum, hist__load_relaxed(sum) + v);
 }
 
+_Static_assert(HIST__VALS_MAX == 3, "a simple hit reads at most two values");
+
 /*
- * The first try of a simple hit, for NV values, through SLOT: a key found
- * near its home: read the fields, one or two probes, plain adds to the
+ * The first try of a simple hit with NV values through SLOT, the key
+ * read as KEY says and the values as VAL says: a key found near its
+ * home: one length check, the reads, one or two probes, plain adds to the
  * element's inline sums or this slot's copy.  False (nothing done)
  * otherwise.
  */
 static HIST__ALWAYS_INLINE bool hit_simple_fast(struct hist__hist *h, const uint8_t *data,
-						size_t len, uint32_t slot, const uint32_t nv)
+						size_t len, uint32_t slot, const uint32_t nv,
+						const enum rd_kind key, const enum rd_kind val)
 {
-	struct simple_vals sv;
-	uint64_t *sums;
+	uint64_t k, v1 = 0, v2 = 0, *sums;
 
-	/* One length check for every field; every read first, then the
-	 * map's stores. */
 	if (hist__unlikely(len < h->rd_end || slot == HIST__SLOT_SHARED))
 		return false;
-	sv.key = rd_field_in(&h->rd_key, data);
-	sv.v[1] = nv > 1 ? rd_field_in(&h->rd_vals[1], data) : 0;
-	sv.v[2] = nv > 2 ? rd_field_in(&h->rd_vals[2], data) : 0;
+	/* Every read first, then the map's stores. */
+	k = rd_field_in(&h->rd_key, data, key);
+	if (nv > 1)
+		v1 = rd_field_in(&h->rd_vals[1], data, val);
+	if (nv > 2)
+		v2 = rd_field_in(&h->rd_vals[2], data, val);
 	/* An owned slot is below the context's nr_cpus, the maps' too.
 	 * Acquire: pairs with the release in hist__hist_clear(). */
-	sums = hist__map_find_owned(hist__load_acquire(&h->map), sv.key, slot);
+	sums = hist__map_find_owned(hist__load_acquire(&h->map), k, slot);
 	if (hist__unlikely(!sums))
 		return false;
 	add_owned(&sums[0], 1);
 	if (nv > 1)
-		add_owned(&sums[1], sv.v[1]);
+		add_owned(&sums[1], v1);
 	if (nv > 2)
-		add_owned(&sums[2], sv.v[2]);
+		add_owned(&sums[2], v2);
 	return true;
 }
 
-/* The filtered simple hit: the filter reads the record through the
- * general accessors. */
-static HIST__NOINLINE void hit_simple_filtered(struct hist__trigger *t, const uint8_t *data,
-					       size_t len, const struct hist_hit *hit,
-					       uint32_t slot)
+/* The whole update of a simple hist through SLOT. */
+static void hit_simple(struct hist__hist *h, const uint8_t *data, size_t len,
+		       const struct hist_hit *hit, uint32_t slot)
 {
-	struct hist__hist *h = t->hist;
-	struct hist__rec r;
-	struct simple_vals sv;
-
-	hist__rec_init(&r, h->ev, data, len, hit);
-	if (!hist__filter_match(t->filter, &r))
-		return;
-	if (hit_simple_fast(h, data, len, slot, h->nr_vals))
-		return;
-	read_simple(h, data, len, h->nr_vals, &sv);
-	hit_simple_insert(h, data, len, hit, slot, &sv);
+	if (!hit_simple_fast(h, data, len, slot, h->nr_vals, RD_ANY, RD_ANY))
+		hit_simple_insert(h, data, len, hit, slot);
 }
 
 /*
@@ -538,75 +488,123 @@ void hist__hist_hit_simple(struct hist__trigger *t, const void *rec, size_t len,
 	if (hist__load_relaxed(&t->paused))
 		return;
 	if (t->filter) {
-		hit_simple_filtered(t, rec, len, hit, slot);
-		return;
-	}
-	if (!hit_simple_fast(t->hist, rec, len, slot, t->hist->nr_vals)) {
-		struct simple_vals sv;
+		struct hist__rec r;
 
-		read_simple(t->hist, rec, len, t->hist->nr_vals, &sv);
-		hit_simple_insert(t->hist, rec, len, hit, slot, &sv);
+		hist__rec_init(&r, t->hist->ev, rec, len, hit);
+		if (!hist__filter_match(t->filter, &r))
+			return;
 	}
+	hit_simple(t->hist, rec, len, hit, slot);
 }
 
-/* hist_event_hit() of a lone simple hist T: takes and releases the slot. */
-static HIST__NOINLINE void hit_simple_other(struct hist__trigger *t, const void *rec,
-					    size_t len, const struct hist_hit *hit)
+/*
+ * What the inline path leaves over, with the slot still held: out of
+ * line and entered by a tail call, so that the inline path makes no call
+ * and saves no registers.  Releases SLOT.
+ */
+static HIST__NOINLINE void hit_simple_slow(struct hist__hist *h, const uint8_t *data,
+					   size_t len, const struct hist_hit *hit,
+					   uint32_t slot)
 {
-	struct hist_ctx *ctx = t->hist->ev->ctx;
-	uint32_t slot = hist__slot_enter(ctx, hit->cpu);
-
-	hist__hist_hit_simple(t, rec, len, hit, slot);
-	hist__slot_exit(ctx, slot);
+	hit_simple_insert(h, data, len, hit, slot);
+	hist__slot_exit(h->ev->ctx, slot);
 }
 
-/* The inline path of hist_event_hit() for NV values, CTX being H's. */
-static HIST__ALWAYS_INLINE void hit_entry(struct hist_ctx *ctx, struct hist__hist *h,
-					  const uint8_t *rec, size_t len,
-					  const struct hist_hit *hit, const uint32_t nv)
+/*
+ * hist_event_hit() of an unfiltered simple hist H on CTX, for NV values
+ * read as KEY and VAL say: one variant per combination, picked when the
+ * trigger is parsed (hist__hist_simple()), so the hit tests no field size.
+ */
+static HIST__ALWAYS_INLINE void hit_variant(struct hist_ctx *ctx, struct hist__hist *h,
+					    const uint8_t *rec, size_t len,
+					    const struct hist_hit *hit, const uint32_t nv,
+					    const enum rd_kind key, const enum rd_kind val)
 {
 	uint32_t slot = hist__slot_enter(ctx, hit->cpu);
 
-	if (hist__likely(hit_simple_fast(h, rec, len, slot, nv))) {
+	if (hist__likely(hit_simple_fast(h, rec, len, slot, nv, key, val))) {
 		hist__slot_exit(ctx, slot);
 		return;
 	}
 	hit_simple_slow(h, rec, len, hit, slot);	/* a tail call */
 }
 
+#define SIMPLE_HIT(K, V, NV)                                                          \
+	static void hit_##K##_##V##_##NV(struct hist_ctx *ctx, struct hist__hist *h, \
+					 const uint8_t *rec, size_t len,              \
+					 const struct hist_hit *hit)                  \
+	{                                                                             \
+		hit_variant(ctx, h, rec, len, hit, NV, RD_##K, RD_##V);               \
+	}
+#define SIMPLE_HITS(K, V) SIMPLE_HIT(K, V, 1) SIMPLE_HIT(K, V, 2) SIMPLE_HIT(K, V, 3)
+SIMPLE_HITS(ANY, ANY)
+SIMPLE_HITS(ANY, U64)
+SIMPLE_HITS(U64, ANY)
+SIMPLE_HITS(U64, U64)
+SIMPLE_HITS(S32, ANY)
+SIMPLE_HITS(S32, U64)
+
+#define SIMPLE_ROW(K, V) { hit_##K##_##V##_1, hit_##K##_##V##_2, hit_##K##_##V##_3 }
+/* [key kind][value kind][nr_vals - 1] */
+static void (*const simple_hits[3][2][3])(struct hist_ctx *, struct hist__hist *,
+					   const uint8_t *, size_t, const struct hist_hit *) = {
+	[RD_ANY] = { SIMPLE_ROW(ANY, ANY), SIMPLE_ROW(ANY, U64) },
+	[RD_U64] = { SIMPLE_ROW(U64, ANY), SIMPLE_ROW(U64, U64) },
+	[RD_S32] = { SIMPLE_ROW(S32, ANY), SIMPLE_ROW(S32, U64) },
+};
+
+static enum rd_kind rd_kind_of(const struct hist__rd *rd)
+{
+	if (rd->size == 8)
+		return RD_U64;
+	if (rd->size == 4 && rd->is_signed)
+		return RD_S32;
+	return RD_ANY;
+}
+
+bool hist__hist_simple(struct hist__hist *h)
+{
+	enum rd_kind val = RD_U64;
+	uint32_t i;
+
+	if (!h->single_int_key || h->uses_ts || h->nr_refs ||
+	    h->nr_vars || h->nr_fvars || h->nr_save_vars || h->nr_actions ||
+	    h->has_self_refs || !set_rd(&h->rd_key, h->keys[0]))
+		return false;
+	h->rd_end = h->rd_key.end;
+	for (i = 1; i < h->nr_vals; i++) {
+		if (!set_rd(&h->rd_vals[i], h->vals[i]))
+			return false;
+		h->rd_end = max_u64(h->rd_end, h->rd_vals[i].end);
+		if (rd_kind_of(&h->rd_vals[i]) != RD_U64)
+			val = RD_ANY;
+	}
+	h->hit_fast = simple_hits[rd_kind_of(&h->rd_key)][val == RD_U64][h->nr_vals - 1];
+	return true;
+}
+
 /*
  * The hot path's entry.  The acquire load of the trigger list pairs with
  * the release store in hist__triggers_publish(), so every trigger in the
  * list (and everything it points to) is fully built before it is used.
- * A lone simple hist without a filter is settled here; every other case
- * leaves by a tail call.
+ * A lone unfiltered simple hist goes to its variant; every other case to
+ * hist__event_hit().  Both leave by a tail call.
  */
 void hist_event_hit(hist_event *ev, const void *rec, size_t len,
 		    const struct hist_hit *hit)
 {
 	struct hist__tlist *tl = hist__load_acquire(&ev->triggers);
 	struct hist__trigger *t;
-	struct hist__hist *h;
 
 	if (hist__unlikely(!tl || !tl->fast || !hit || !rec)) {
-		if (tl && tl->simple && hit)
-			hit_simple_other(tl->simple, rec, len, hit);
-		else
-			hist__event_hit(ev, rec, len, hit, 0, HIST__SLOT_SHARED);
+		hist__event_hit(ev, rec, len, hit, 0, HIST__SLOT_SHARED);
 		return;
 	}
 	t = tl->fast;
 	/* relaxed: as in hist__triggers_run() */
 	if (hist__unlikely(hist__load_relaxed(&t->paused)))
 		return;
-	h = t->hist;
-	/* NV as a constant: the value reads and adds unroll */
-	if (hist__likely(h->nr_vals == 2))
-		hit_entry(ev->ctx, h, rec, len, hit, 2);
-	else if (h->nr_vals == 1)
-		hit_entry(ev->ctx, h, rec, len, hit, 1);
-	else
-		hit_entry(ev->ctx, h, rec, len, hit, 3);
+	t->hist->hit_fast(ev->ctx, t->hist, rec, len, hit);
 }
 
 /* ---- identity ----------------------------------------------------- */

@@ -115,6 +115,10 @@ struct hist__hist {
 		bool is_signed;
 	} rd_key, rd_vals[HIST__VALS_MAX];
 	uint64_t rd_end;	/* the largest END of those: one length check */
+	/* hist_event_hit() of this hist alone and unfiltered on its event:
+	 * the variant for its field sizes and number of values */
+	void (*hit_fast)(struct hist_ctx *ctx, struct hist__hist *h, const uint8_t *rec,
+			 size_t len, const struct hist_hit *hit);
 };
 
 struct hist__trigger {

@@ -342,9 +342,16 @@ void hist__map_mark_used(struct hist_map *m, uint32_t copy)
 
 uint64_t *hist__map_cross(struct hist_map *m, struct hist_map_elt *e, uint32_t slot)
 {
-	/* Relaxed: as in hist__map_sums_at(). */
+	/* Relaxed: a hint for the home slot's owner (see CROSSED); the
+	 * inline sums stay its own whenever it sees the bit (contract 10). */
 	hist__or_relaxed(&e->state, HIST__MAP_CROSSED);
 	return hist__map_copy_sums(m, e, slot);
+}
+
+uint64_t *hist__map_sums_other(struct hist_map *m, struct hist_map_elt *e, uint32_t s,
+			       uint32_t slot)
+{
+	return hist__map_sums_at(m, e, s, slot);
 }
 
 /* The next used copy at or after S, or nr_cpus + 1. */

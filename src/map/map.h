@@ -52,8 +52,8 @@ void hist__map_destroy(struct hist_map *m) HIST__INTERNAL;
 
 /*
  * Find KEY or claim a new element for it.  Counts one hit (per-cpu counter
- * CPU, atomically; with pcpu_sums the shared counter) when an element is
- * returned, one drop when the map is full.
+ * CPU, atomically; with pcpu_sums the shared counter; nothing with
+ * hits_sum0) when an element is returned, one drop when the map is full.
  * INIT_ARG is handed to elt_init if this call creates the element.
  * Context: any thread, lock-free, no allocation.
  */
@@ -91,7 +91,8 @@ struct hist_map_elt *hist__map_insert_slow(struct hist_map *m, const void *key,
 					   uint32_t slot, void *init_arg) HIST__INTERNAL;
 
 /*
- * Add V to sum I of E, in SLOT's copy, after an insert of E through SLOT.
+ * Add V to sum I of E, in the sums SLOT adds to (E's inline sums when SLOT
+ * is its home, else SLOT's copy), after an insert of E through SLOT.
  * A hit adding several sums can take the copy once instead:
  *	uint64_t *s = hist__map_sums_of(m, e, slot);
  *	bool local = hist__map_slot_local(m, slot);

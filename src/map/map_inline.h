@@ -257,11 +257,13 @@ static inline uint64_t *hist__map_sums_at(struct hist_map *m, struct hist_map_el
 	if (hist__likely((s & HIST__MAP_OWNER_BITS) == home))
 		return hist__map_home_sums(m, e, s, slot, hist__map_inline_sums(m, e));
 	if (!(s & HIST__MAP_CROSSED))
-		/* Relaxed: a hint for the home slot's owner (see CROSSED);
-		 * the inline sums stay its own whenever it sees the bit. */
-		hist__or_relaxed(&e->state, HIST__MAP_CROSSED);
+		return hist__map_cross(m, e, slot);
 	return hist__map_copy_sums(m, e, slot);
 }
+
+/* hist__map_sums_at() out of line, for the probes' less common case. */
+uint64_t *hist__map_sums_other(struct hist_map *m, struct hist_map_elt *e, uint32_t s,
+			       uint32_t slot) HIST__INTERNAL;
 
 static inline uint64_t *hist__map_sums_of(struct hist_map *m, struct hist_map_elt *e,
 					  uint32_t slot)
@@ -293,26 +295,22 @@ static inline void hist__map_count_hit(struct hist_map *m, uint32_t slot)
 #define HIST__MAP_HOME_PROBES 2
 
 /*
- * The inline half of hist__map_insert_sums(): finds an 8-byte KEY near its
- * home slot and counts the hit, or returns NULL having done nothing (the
- * key is elsewhere, new, being published, or the map is not fast8); the
- * caller then takes hist__map_insert_sums().  On the common path (SLOT is
- * the element's home) it calls nothing, so a caller can keep its whole
- * fast path free of calls (and of saved registers).
+ * Look for an 8-byte key K in the first NPROBES slots of its chain, for
+ * a hit through SLOT whose HOME value is HOME (hist__map_home_bits()):
+ * the element with, in *SUMS, the sums SLOT adds to (the inline ones for
+ * the element's home, checked first: one compare of the whole state
+ * word), or NULL having done nothing when the key is further away, new
+ * or being published (an empty or BUSY slot ends the look).
  */
 static HIST__MAP_INLINE struct hist_map_elt *
-hist__map_find_hit(struct hist_map *m, uint64_t k, uint32_t slot, uint64_t **sums)
+hist__map_probe8(struct hist_map *m, uint64_t k, uint32_t slot, uint32_t home,
+		 uint32_t nprobes, uint64_t **sums)
 {
-	uint64_t h;
-	uint32_t idx, want, home, n;
+	uint64_t h = hist__map_hash8(k);
+	uint32_t want = HIST__MAP_READY | ((uint32_t)h & HIST__MAP_TAG);
+	uint32_t idx = (uint32_t)(h >> 32) >> m->shift, n;
 
-	if (hist__unlikely(!m->fast8))
-		return NULL;
-	h = hist__map_hash8(k);
-	want = HIST__MAP_READY | ((uint32_t)h & HIST__MAP_TAG);
-	home = hist__map_home_bits(m, slot);
-	idx = (uint32_t)(h >> 32) >> m->shift;
-	for (n = 0; n < HIST__MAP_INLINE_PROBES; n++) {
+	for (n = 0; n < nprobes; n++) {
 		struct hist_map_elt *e =
 			(struct hist_map_elt *)(m->slots + (size_t)idx * m->stride);
 		/* Acquire: pairs with the READY release before the key compare. */
@@ -320,17 +318,12 @@ hist__map_find_hit(struct hist_map *m, uint64_t k, uint32_t slot, uint64_t **sum
 
 		if (hist__likely(s == (want | home) && e->data[0] == k)) {
 			*sums = hist__map_home_sums(m, e, s, slot, e->data + 1);
-			hist__map_count_hit(m, slot);
 			return e;
 		}
 		if ((s & ~HIST__MAP_OWNER_BITS) == want && e->data[0] == k) {
-			/* another slot's element: this slot's copy */
-			*sums = hist__map_sums_at(m, e, s, slot);
-			hist__map_count_hit(m, slot);
+			*sums = hist__map_sums_other(m, e, s, slot);
 			return e;
 		}
-		/* An empty slot ends the chain: the key is new (or being
-		 * claimed); a BUSY slot may be this key being published. */
 		if (!s || (s & HIST__MAP_FLAGS) == HIST__MAP_BUSY)
 			return NULL;
 		idx = (idx + 1) & m->mask;
@@ -339,39 +332,42 @@ hist__map_find_hit(struct hist_map *m, uint64_t k, uint32_t slot, uint64_t **sum
 }
 
 /*
- * The hit path's first try, for a caller that owns SLOT (below nr_cpus):
- * an 8-byte key K found within HIST__MAP_HOME_PROBES slots (at the map's
- * load factor of at most 1/2, most keys sit in their first or second).
- * Returns the sums this slot adds to with plain stores (contract 10):
- * the inline ones when the element is this slot's own and not CROSSED,
- * else this slot's copy.  NULL, having done nothing, when the key is not
- * there yet, further away or being published; hist__map_insert_sums()
- * does the rest.  M is fast8 and hits_sum0 (nothing to count besides the
- * sums).
+ * The inline half of hist__map_insert_sums(): finds an 8-byte KEY near its
+ * home slot and counts the hit, or returns NULL having done nothing (the
+ * key is elsewhere, new, being published, or the map is not fast8); the
+ * caller then takes hist__map_insert_sums().
+ */
+static HIST__MAP_INLINE struct hist_map_elt *
+hist__map_find_hit(struct hist_map *m, uint64_t k, uint32_t slot, uint64_t **sums)
+{
+	struct hist_map_elt *e;
+
+	if (hist__unlikely(!m->fast8))
+		return NULL;
+	e = hist__map_probe8(m, k, slot, hist__map_home_bits(m, slot),
+			     HIST__MAP_INLINE_PROBES, sums);
+	if (e)
+		hist__map_count_hit(m, slot);
+	return e;
+}
+
+/*
+ * The hit path's first try, for a caller that owns SLOT (below nr_cpus)
+ * of a fast8, hits_sum0 map (nothing to count besides the sums): the
+ * sums this slot adds to with plain stores (contract 10) for a key K
+ * within HIST__MAP_HOME_PROBES slots (at the map's load factor of at
+ * most 1/2, most keys sit in their first or second), else NULL, having
+ * done nothing; hist__map_insert_sums() does the rest.
  */
 static HIST__MAP_INLINE uint64_t *hist__map_find_owned(struct hist_map *m, uint64_t k,
 							uint32_t slot)
 {
-	uint64_t h = hist__map_hash8(k);
-	uint32_t want = HIST__MAP_READY | ((uint32_t)h & HIST__MAP_TAG);
-	uint32_t home = slot << HIST__MAP_HOME_SHIFT;
-	uint32_t idx = (uint32_t)(h >> 32) >> m->shift, n;
+	uint64_t *sums;
 
-	for (n = 0; n < HIST__MAP_HOME_PROBES; n++) {
-		struct hist_map_elt *e =
-			(struct hist_map_elt *)(m->slots + (size_t)idx * m->stride);
-		/* Acquire: pairs with the READY release before the key compare. */
-		uint32_t s = hist__load_acquire(&e->state);
-
-		if (hist__likely(s == (want | home) && e->data[0] == k))
-			return hist__map_home_sums(m, e, s, slot, e->data + 1);
-		if ((s & ~HIST__MAP_OWNER_BITS) == want && e->data[0] == k)
-			return hist__map_sums_at(m, e, s, slot);
-		if (!s)
-			return NULL;
-		idx = (idx + 1) & m->mask;
-	}
-	return NULL;
+	if (!hist__map_probe8(m, k, slot, slot << HIST__MAP_HOME_SHIFT, HIST__MAP_HOME_PROBES,
+			      &sums))
+		return NULL;
+	return sums;
 }
 
 /*
