@@ -7,7 +7,7 @@
 
 #define NEST_MAX 4 /* the kernel's task, softirq, irq, NMI levels */
 #ifndef HIST_FREESTANDING
-_Thread_local char hist__self_tls;
+_Thread_local uint64_t hist__self_tls;
 #endif
 
 hist_ctx *hist_ctx_create(const struct hist_host *host,

@@ -22,16 +22,19 @@ struct hist__errlog_entry {
 };
 
 /*
- * One cpu slot (hist_hit.cpu), on a cache line of its own.  OWNER is the
- * first thread that hit through the slot (set once by CAS, never reset);
- * only it updates the slot's per-cpu sums, with plain stores.  BUSY is
- * written by the owner only: set while one of its hits runs, so that a
- * hit interrupting it (a signal handler) takes the shared path.
+ * One cpu slot (hist_hit.cpu), on a cache line of its own.  WORD holds
+ * the slot's OWNER, the first thread that hit through it (set once by
+ * CAS from 0, never reset; only it updates the slot's per-cpu sums, with
+ * plain stores), and in bit 0 BUSY: set by the owner while one of its
+ * hits runs, so that a hit interrupting it (a signal handler) takes the
+ * shared path.  One word, so that the owner's check is one compare: a
+ * hit owns the slot exactly when WORD equals its SELF (owner, not busy).
  */
 struct hist__cpu {
-	const void *owner;
-	uint32_t busy;
+	uintptr_t word;
 } HIST__ALIGNED(HIST__CACHELINE);
+
+#define HIST__CPU_BUSY ((uintptr_t)1)
 
 struct hist_ctx {
 	struct hist_host host;
@@ -79,8 +82,9 @@ void hist__retire(struct hist_ctx *ctx, struct hist__retired *node,
 #define HIST__SLOT_SHARED UINT32_MAX
 
 #ifndef HIST_FREESTANDING
-/* The calling thread's identity: the address of a thread-local byte. */
-extern _Thread_local char hist__self_tls HIST__INTERNAL;
+/* The calling thread's identity: the address of a thread-local word
+ * (aligned: bit 0 is free for hist__cpu's BUSY). */
+extern _Thread_local uint64_t hist__self_tls HIST__INTERNAL;
 #define HIST__SELF ((const void *)&hist__self_tls)
 #define HIST__HAVE_SELF 1
 #else
@@ -104,20 +108,20 @@ static inline uint32_t hist__slot_enter(struct hist_ctx *ctx, uint32_t cpu)
 {
 	uint32_t slot = cpu < ctx->opts.nr_cpus ? cpu : cpu % ctx->opts.nr_cpus;
 	struct hist__cpu *c = &ctx->cpus[slot];
-	/* Relaxed: written once; only the owner's own thread compares equal. */
-	const void *owner = hist__load_relaxed(&c->owner);
+	uintptr_t self = (uintptr_t)HIST__SELF;
+	/* Relaxed: the owner part is written once, BUSY only by the owner;
+	 * only the owner's own thread, not busy, compares equal. */
+	uintptr_t w = hist__load_relaxed(&c->word);
 
 	if (!HIST__HAVE_SELF)
 		return HIST__SLOT_SHARED;
-	if (hist__unlikely(owner != HIST__SELF)) {
-		/* Acq_rel: claims the slot once; orders nothing else. */
-		if (owner || !hist__cas_acq_rel(&c->owner, &owner, HIST__SELF))
+	if (hist__unlikely(w != self)) {
+		/* Another owner, or this one busy (we interrupt its hit).
+		 * Acq_rel: claims a free slot once; orders nothing else. */
+		if (w || !hist__cas_acq_rel(&c->word, &w, self))
 			return HIST__SLOT_SHARED;
 	}
-	/* Relaxed: BUSY is written by this thread only. */
-	if (hist__unlikely(hist__load_relaxed(&c->busy)))
-		return HIST__SLOT_SHARED;
-	hist__store_relaxed(&c->busy, 1u);
+	hist__store_relaxed(&c->word, self | HIST__CPU_BUSY);
 	hist__signal_fence();
 	return slot;
 }
@@ -127,8 +131,8 @@ static inline void hist__slot_exit(struct hist_ctx *ctx, uint32_t slot)
 	if (slot == HIST__SLOT_SHARED)
 		return;
 	hist__signal_fence();
-	/* Relaxed: as in hist__slot_enter(). */
-	hist__store_relaxed(&ctx->cpus[slot].busy, 0u);
+	/* Relaxed: as in hist__slot_enter(); clears BUSY. */
+	hist__store_relaxed(&ctx->cpus[slot].word, (uintptr_t)HIST__SELF);
 }
 
 /* hist_event_hit() for a record generated DEPTH levels inside a hit

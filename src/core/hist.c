@@ -515,26 +515,30 @@ static HIST__NOINLINE void hit_simple_slow(struct hist__hist *h, const uint8_t *
  * read as KEY and VAL say: one variant per combination, picked when the
  * trigger is parsed (hist__hist_simple()), so the hit tests no field size.
  */
-static HIST__ALWAYS_INLINE void hit_variant(struct hist_ctx *ctx, struct hist__hist *h,
-					    const uint8_t *rec, size_t len,
-					    const struct hist_hit *hit, const uint32_t nv,
-					    const enum rd_kind key, const enum rd_kind val)
+static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const uint8_t *rec,
+					    size_t len, const struct hist_hit *hit,
+					    const uint32_t nv, const enum rd_kind key,
+					    const enum rd_kind val)
 {
-	uint32_t slot = hist__slot_enter(ctx, hit->cpu);
+	struct hist__hist *h = tl->fast->hist;
+	uint32_t slot;
 
+	/* relaxed: as in hist__triggers_run() */
+	if (hist__unlikely(hist__load_relaxed(&tl->fast->paused)))
+		return;
+	slot = hist__slot_enter(tl->ctx, hit->cpu);
 	if (hist__likely(hit_simple_fast(h, rec, len, slot, nv, key, val))) {
-		hist__slot_exit(ctx, slot);
+		hist__slot_exit(tl->ctx, slot);
 		return;
 	}
 	hit_simple_slow(h, rec, len, hit, slot);	/* a tail call */
 }
 
 #define SIMPLE_HIT(K, V, NV)                                                          \
-	static void hit_##K##_##V##_##NV(struct hist_ctx *ctx, struct hist__hist *h, \
-					 const uint8_t *rec, size_t len,              \
-					 const struct hist_hit *hit)                  \
+	static void hit_##K##_##V##_##NV(const struct hist__tlist *tl, const uint8_t *rec, \
+					 size_t len, const struct hist_hit *hit)      \
 	{                                                                             \
-		hit_variant(ctx, h, rec, len, hit, NV, RD_##K, RD_##V);               \
+		hit_variant(tl, rec, len, hit, NV, RD_##K, RD_##V);                   \
 	}
 #define SIMPLE_HITS(K, V) SIMPLE_HIT(K, V, 1) SIMPLE_HIT(K, V, 2) SIMPLE_HIT(K, V, 3)
 SIMPLE_HITS(ANY, ANY)
@@ -546,8 +550,7 @@ SIMPLE_HITS(S32, U64)
 
 #define SIMPLE_ROW(K, V) { hit_##K##_##V##_1, hit_##K##_##V##_2, hit_##K##_##V##_3 }
 /* [key kind][value kind][nr_vals - 1] */
-static void (*const simple_hits[3][2][3])(struct hist_ctx *, struct hist__hist *,
-					   const uint8_t *, size_t, const struct hist_hit *) = {
+static const hist__tlist_hit_fn simple_hits[3][2][3] = {
 	[RD_ANY] = { SIMPLE_ROW(ANY, ANY), SIMPLE_ROW(ANY, U64) },
 	[RD_U64] = { SIMPLE_ROW(U64, ANY), SIMPLE_ROW(U64, U64) },
 	[RD_S32] = { SIMPLE_ROW(S32, ANY), SIMPLE_ROW(S32, U64) },
@@ -587,24 +590,19 @@ bool hist__hist_simple(struct hist__hist *h)
  * The hot path's entry.  The acquire load of the trigger list pairs with
  * the release store in hist__triggers_publish(), so every trigger in the
  * list (and everything it points to) is fully built before it is used.
- * A lone unfiltered simple hist goes to its variant; every other case to
- * hist__event_hit().  Both leave by a tail call.
+ * The list says where to go (hist__tlist.hit): a lone unfiltered simple
+ * hist's variant, or hist__event_hit(); the arguments stay in place.
  */
 void hist_event_hit(hist_event *ev, const void *rec, size_t len,
 		    const struct hist_hit *hit)
 {
 	struct hist__tlist *tl = hist__load_acquire(&ev->triggers);
-	struct hist__trigger *t;
 
-	if (hist__unlikely(!tl || !tl->fast || !hit || !rec)) {
+	if (hist__unlikely(!tl || !hit || !rec)) {
 		hist__event_hit(ev, rec, len, hit, 0, HIST__SLOT_SHARED);
 		return;
 	}
-	t = tl->fast;
-	/* relaxed: as in hist__triggers_run() */
-	if (hist__unlikely(hist__load_relaxed(&t->paused)))
-		return;
-	t->hist->hit_fast(ev->ctx, t->hist, rec, len, hit);
+	tl->hit(tl, rec, len, hit);
 }
 
 /* ---- identity ----------------------------------------------------- */

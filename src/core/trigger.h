@@ -59,6 +59,11 @@ struct hist__named {
 	struct hist__hist *first;	/* defines the layout */
 };
 
+struct hist__tlist;
+/* hist_event_hit() of one published trigger list (hist__tlist.hit). */
+typedef void (*hist__tlist_hit_fn)(const struct hist__tlist *tl, const uint8_t *rec,
+				   size_t len, const struct hist_hit *hit);
+
 /* The compiled hist trigger. */
 struct hist__hist {
 	struct hist__trigger *t;
@@ -117,8 +122,7 @@ struct hist__hist {
 	uint64_t rd_end;	/* the largest END of those: one length check */
 	/* hist_event_hit() of this hist alone and unfiltered on its event:
 	 * the variant for its field sizes and number of values */
-	void (*hit_fast)(struct hist_ctx *ctx, struct hist__hist *h, const uint8_t *rec,
-			 size_t len, const struct hist_hit *hit);
+	hist__tlist_hit_fn hit_fast;
 };
 
 struct hist__trigger {
@@ -136,6 +140,11 @@ struct hist__trigger {
 
 /* The published, immutable list the hot path walks. */
 struct hist__tlist {
+	/* What hist_event_hit() jumps to for a record and a hit: FAST's
+	 * hist's variant, else hist__event_hit() on EV */
+	hist__tlist_hit_fn hit;
+	struct hist_event *ev;
+	struct hist_ctx *ctx;
 	struct hist__retired retire;
 	uint32_t n;
 	uint32_t all_hist;	/* every trigger is a hist: no post pass */

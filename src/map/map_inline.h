@@ -310,6 +310,10 @@ hist__map_probe8(struct hist_map *m, uint64_t k, uint32_t slot, uint32_t home,
 	uint32_t want = HIST__MAP_READY | ((uint32_t)h & HIST__MAP_TAG);
 	uint32_t idx = (uint32_t)(h >> 32) >> m->shift, n;
 
+	/* Unrolled: the probe count is a constant at every use. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 4
+#endif
 	for (n = 0; n < nprobes; n++) {
 		struct hist_map_elt *e =
 			(struct hist_map_elt *)(m->slots + (size_t)idx * m->stride);
