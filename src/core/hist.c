@@ -399,27 +399,44 @@ static uint64_t rd_field(const struct hist__rd *rd, const uint8_t *data, size_t 
 }
 
 /*
- * A simple hit through SLOT (owned, or HIST__SLOT_SHARED) by the map's
- * full insert: a new key, a long probe chain, a shared slot, a short
- * record, or a drop.
+ * A simple hit with NV values through SLOT (owned, or HIST__SLOT_SHARED)
+ * by the map's full insert: a new key, a long probe chain, a shared
+ * slot, a short record, or a drop.  KEY and VAL as in hit_simple_fast().
  */
-static void hit_simple_insert(struct hist__hist *h, const uint8_t *data, size_t len,
-			      const struct hist_hit *hit, uint32_t slot)
+static HIST__ALWAYS_INLINE void hit_simple_insert(struct hist__hist *h, const uint8_t *data,
+						  size_t len, const struct hist_hit *hit,
+						  uint32_t slot, const uint32_t nv,
+						  const enum rd_kind key, const enum rd_kind val)
 {
 	/* acquire: pairs with the release in hist__hist_clear() */
 	struct hist_map *map = hist__load_acquire(&h->map);
 	bool local = hist__map_slot_local(map, slot);
-	uint64_t key = rd_field(&h->rd_key, data, len), *sums;
+	uint64_t k, v[HIST__VALS_MAX] = { 0 }, *sums;
 	struct hist__rec r;
 	struct elt_init_arg ia = { h, &r };	/* for the comm of .execname */
+	struct hist_map_elt *e;
 	uint32_t i;
 
-	hist__rec_init(&r, h->ev, data, len, hit);
-	if (!hist__map_insert_sums(map, &key, slot, &ia, &sums))
+	if (hist__likely(len >= h->rd_end)) {
+		k = rd_field_in(&h->rd_key, data, key);
+		for (i = 1; i < nv; i++)
+			v[i] = rd_field_in(&h->rd_vals[i], data, val);
+	} else {
+		k = rd_field(&h->rd_key, data, len);
+		for (i = 1; i < nv; i++)
+			v[i] = rd_field(&h->rd_vals[i], data, len);
+	}
+	if (h->needs_comm)
+		hist__rec_init(&r, h->ev, data, len, hit);
+	/* Not hist__map_insert_sums(): its inline probes have just failed
+	 * in hit_simple_fast() for most of the keys that come here. */
+	e = hist__map_insert_slow(map, &k, slot, &ia);
+	if (!e)
 		return;
+	sums = hist__map_sums_of(map, e, slot);
 	hist__map_sums_add(sums, 0, 1, local);
-	for (i = 1; i < h->nr_vals; i++)
-		hist__map_sums_add(sums, i, rd_field(&h->rd_vals[i], data, len), local);
+	for (i = 1; i < nv; i++)
+		hist__map_sums_add(sums, i, v[i], local);
 }
 
 /* SUM += V by the only writer of SUM (contract 10 in map.c). */
@@ -471,7 +488,7 @@ static void hit_simple(struct hist__hist *h, const uint8_t *data, size_t len,
 		       const struct hist_hit *hit, uint32_t slot)
 {
 	if (!hit_simple_fast(h, data, len, slot, h->nr_vals, RD_ANY, RD_ANY))
-		hit_simple_insert(h, data, len, hit, slot);
+		hit_simple_insert(h, data, len, hit, slot, h->nr_vals, RD_ANY, RD_ANY);
 }
 
 /*
@@ -498,19 +515,6 @@ void hist__hist_hit_simple(struct hist__trigger *t, const void *rec, size_t len,
 }
 
 /*
- * What the inline path leaves over, with the slot still held: out of
- * line and entered by a tail call, so that the inline path makes no call
- * and saves no registers.  Releases SLOT.
- */
-static HIST__NOINLINE void hit_simple_slow(struct hist__hist *h, const uint8_t *data,
-					   size_t len, const struct hist_hit *hit,
-					   uint32_t slot)
-{
-	hit_simple_insert(h, data, len, hit, slot);
-	hist__slot_exit(h->ev->ctx, slot);
-}
-
-/*
  * hist_event_hit() of an unfiltered simple hist H on CTX, for NV values
  * read as KEY and VAL say: one variant per combination, picked when the
  * trigger is parsed (hist__hist_simple()), so the hit tests no field size.
@@ -518,7 +522,10 @@ static HIST__NOINLINE void hit_simple_slow(struct hist__hist *h, const uint8_t *
 static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const uint8_t *rec,
 					    size_t len, const struct hist_hit *hit,
 					    const uint32_t nv, const enum rd_kind key,
-					    const enum rd_kind val)
+					    const enum rd_kind val,
+					    void (*slow)(struct hist__hist *h, const uint8_t *rec,
+							 size_t len, const struct hist_hit *hit,
+							 uint32_t slot))
 {
 	struct hist__hist *h = tl->fast->hist;
 	uint32_t slot;
@@ -531,14 +538,27 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 		hist__slot_exit(tl->ctx, slot);
 		return;
 	}
-	hit_simple_slow(h, rec, len, hit, slot);	/* a tail call */
+	slow(h, rec, len, hit, slot);	/* a tail call */
 }
 
+/*
+ * Each variant comes with its slow half: what the inline path leaves
+ * over, with the slot still held, out of line and entered by a tail call
+ * (the inline path makes no call); it releases the slot.
+ */
 #define SIMPLE_HIT(K, V, NV)                                                          \
+	static HIST__NOINLINE void hit_##K##_##V##_##NV##_slow(                       \
+		struct hist__hist *h, const uint8_t *rec, size_t len,                 \
+		const struct hist_hit *hit, uint32_t slot)                            \
+	{                                                                             \
+		hit_simple_insert(h, rec, len, hit, slot, NV, RD_##K, RD_##V);        \
+		hist__slot_exit(h->ev->ctx, slot);                                    \
+	}                                                                             \
 	static void hit_##K##_##V##_##NV(const struct hist__tlist *tl, const uint8_t *rec, \
 					 size_t len, const struct hist_hit *hit)      \
 	{                                                                             \
-		hit_variant(tl, rec, len, hit, NV, RD_##K, RD_##V);                   \
+		hit_variant(tl, rec, len, hit, NV, RD_##K, RD_##V,                    \
+			    hit_##K##_##V##_##NV##_slow);                             \
 	}
 #define SIMPLE_HITS(K, V) SIMPLE_HIT(K, V, 1) SIMPLE_HIT(K, V, 2) SIMPLE_HIT(K, V, 3)
 SIMPLE_HITS(ANY, ANY)

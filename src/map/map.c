@@ -245,16 +245,17 @@ static bool fill_claimed(struct hist_map *m, struct hist_map_elt *e, uint32_t ta
 		hist__store_relaxed(&e->state, HIST__MAP_DEAD);
 		return false;
 	}
-	/* the payload follows the key and the home slot's inline sums */
-	e->meta = (m->key_size / 8 + (m->inline_home ? m->nr_sums : 0)) << HIST__MAP_WORDS_SHIFT |
-		  idx;
-	memcpy(e->data, key, m->key_size);
+	e->meta = m->meta_words | idx;
+	if (hist__likely(m->key_size == 8))
+		e->data[0] = load_u64(key);
+	else
+		memcpy(e->data, key, m->key_size);
 	if (m->elt_init)
 		m->elt_init(hist__map_elt_payload(e), init_arg);
 	/* Release: publishes meta, key and the elt_init payload (contract 3).
 	 * SLOT becomes the element's home: its owner adds to the inline sums. */
 	hist__store_release(&e->state, HIST__MAP_READY | hist__map_home_bits(m, slot) | tag |
-					       (m->sums && !m->inline_home ? HIST__MAP_CROSSED : 0));
+					       m->publish_bits);
 	return true;
 }
 
@@ -590,6 +591,11 @@ struct hist_map *hist__map_create(const struct hist_map_params *p)
 			 (m->nr_cpus == 1 || slot_stride(p, true) == 32);
 	m->nb_xor = m->inline_home && m->nr_cpus > 1 ? 32 : 0;
 	m->stride = slot_stride(p, m->inline_home);
+	/* The payload follows the key and the home slot's inline sums. */
+	m->meta_words = (m->key_size / 8 + (m->inline_home ? p->nr_sums : 0))
+			<< HIST__MAP_WORDS_SHIFT;
+	/* Per-cpu sums without inline ones: every hit uses the copies. */
+	m->publish_bits = p->pcpu_sums && p->nr_sums && !m->inline_home ? HIST__MAP_CROSSED : 0;
 	if (m->nr_cpus > HIST__MAP_CPUS_MAX)
 		goto fail;
 	m->nr_sums = p->nr_sums;

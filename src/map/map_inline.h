@@ -83,6 +83,10 @@ struct hist_map {
 	/* The other element of a 32-byte slot's cache line is at E ^ NB_XOR
 	 * (0: no other slot's owner can share the line) */
 	uint32_t nb_xor;
+	/* A new element's meta word but its index, and the state bits it is
+	 * published with besides READY, HOME and TAG */
+	uint32_t meta_words;
+	uint32_t publish_bits;
 	void *slots_raw;
 	void *pcpu_raw;
 	void *sums_raw;
