@@ -429,23 +429,27 @@ uint32_t hist__map_collect(struct hist_map *m, struct hist_map_elt **out, uint32
 uint32_t hist__map_snapshot(struct hist_map *m, struct hist_map_elt **out, uint64_t *sums,
 			    uint32_t nr, uint32_t max)
 {
-	uint32_t n = hist__map_collect(m, out, max), i, j, s;
+	bool inl = !m->sums || m->inline_home;
+	uint32_t n = 0, i, j, s;
 
 	if (nr > m->nr_sums)
 		nr = m->nr_sums;
-	if (!m->sums) {
-		for (i = 0; i < n; i++)
-			for (j = 0; j < nr; j++)
-				sums[(size_t)i * nr + j] = hist__map_sum_read(out[i], j);
-		return n;
-	}
-	for (i = 0; i < n; i++) {
-		const uint64_t *c = hist__map_inline_sums(m, out[i]);
+	/* One sweep of the table: the elements and their inline sums. */
+	for (i = 0; i < m->nr_slots && n < max; i++) {
+		struct hist_map_elt *e = map_slot(m, i);
+		/* Acquire: pairs with the READY release; the caller reads the element. */
+		uint32_t st = hist__load_acquire(&e->state);
+		const uint64_t *c = hist__map_inline_sums(m, e);
 
+		if ((st & HIST__MAP_FLAGS) != HIST__MAP_READY)
+			continue;
 		for (j = 0; j < nr; j++)
 			/* Relaxed: as in hist__map_sum(). */
-			sums[(size_t)i * nr + j] = m->inline_home ? hist__load_relaxed(&c[j]) : 0;
+			sums[(size_t)n * nr + j] = inl ? hist__load_relaxed(&c[j]) : 0;
+		out[n++] = e;
 	}
+	if (!m->sums)
+		return n;
 	for (s = next_used(m, 0); s <= m->nr_cpus; s = next_used(m, s + 1)) {
 		const uint64_t *copy = m->sums[s];
 
