@@ -169,9 +169,10 @@ int hist__sort(void **items, size_t n,
  * the first 8 bytes of a string key read big-endian.  PREFIX is called
  * once per item, in input order, so a fresh snapshot is read sequentially.
  * Much faster than hist__sort on large arrays (radix sort, no comparator
- * calls except among ties).  Allocates 32 bytes per item of scratch;
- * returns 0 or -HIST_ENOMEM (ITEMS is then still a permutation of the
- * input).  Context: any thread; allocates.
+ * calls except among ties).  Allocates 24 bytes per item of scratch
+ * (56 when CMP is NULL and the prefixes vary in more bits than 64 less
+ * those of an index below N); returns 0 or -HIST_ENOMEM (ITEMS is then
+ * still a permutation of the input).  Context: any thread; allocates.
  */
 int hist__sort_keyed(void **items, size_t n, uint64_t (*prefix)(const void *item, void *arg),
 		     int (*cmp)(const void *a, const void *b, void *arg),
