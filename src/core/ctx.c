@@ -201,10 +201,11 @@ int hist_event_active(const hist_event *ev)
  * the parent's map updates are complete, so the slot's owner is not in
  * the middle of a plain add (the rule hist__slot_enter() guards).
  */
-void hist__event_hit(struct hist_event *ev, const void *rec, size_t len,
-		     const struct hist_hit *hit, uint32_t depth, uint32_t slot)
+static HIST__ALWAYS_INLINE void tlist_run(const struct hist__tlist *tl, struct hist_event *ev,
+					  const void *rec, size_t len,
+					  const struct hist_hit *hit, uint32_t depth,
+					  uint32_t slot)
 {
-	struct hist__tlist *tl = hist__load_acquire(&ev->triggers);
 	struct hist__rec r;
 	struct hist_hit local;
 
@@ -227,9 +228,21 @@ void hist__event_hit(struct hist_event *ev, const void *rec, size_t len,
 	hist__rec_init(&r, ev, rec, len, hit);
 	r.depth = depth;
 	r.slot = depth ? slot : hist__slot_enter(ev->ctx, hit->cpu);
-	hist__triggers_run(tl, &r);
+	hist__triggers_run((struct hist__tlist *)tl, &r);
 	if (!depth)
 		hist__slot_exit(ev->ctx, r.slot);
+}
+
+void hist__event_hit(struct hist_event *ev, const void *rec, size_t len,
+		     const struct hist_hit *hit, uint32_t depth, uint32_t slot)
+{
+	tlist_run(hist__load_acquire(&ev->triggers), ev, rec, len, hit, depth, slot);
+}
+
+void hist__tlist_hit_any(const struct hist__tlist *tl, const uint8_t *rec, size_t len,
+			 const struct hist_hit *hit)
+{
+	tlist_run(tl, tl->ev, rec, len, hit, 0, HIST__SLOT_SHARED);
 }
 
 /* ---- error_log ---------------------------------------------------- */

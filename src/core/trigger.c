@@ -73,13 +73,6 @@ static void tlist_free(void *p)
 	hist__free(p);
 }
 
-/* hist__tlist.hit of every list but a lone unfiltered simple hist. */
-static void tlist_hit(const struct hist__tlist *tl, const uint8_t *rec, size_t len,
-		      const struct hist_hit *hit)
-{
-	hist__event_hit(tl->ev, rec, len, hit, 0, HIST__SLOT_SHARED);
-}
-
 int hist__triggers_publish(struct hist_event *ev)
 {
 	struct hist__trigger *t;
@@ -100,7 +93,7 @@ int hist__triggers_publish(struct hist_event *ev)
 		}
 		tl->ev = ev;
 		tl->ctx = ev->ctx;
-		tl->hit = tlist_hit;
+		tl->hit = hist__tlist_hit_any;
 		if (n == 1 && tl->all_hist && hist__hist_simple(tl->t[0]->hist)) {
 			tl->simple = tl->t[0];
 			if (!tl->simple->filter) {

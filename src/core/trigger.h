@@ -174,6 +174,10 @@ void hist__hist_hit(struct hist__hist *h, struct hist__rec *r) HIST__INTERNAL;
  * is published.
  */
 bool hist__hist_simple(struct hist__hist *h) HIST__INTERNAL;
+/* hist__tlist.hit of every list but a lone unfiltered simple hist:
+ * hist__event_hit() on the list's event, with no cpu slot yet. */
+void hist__tlist_hit_any(const struct hist__tlist *tl, const uint8_t *rec, size_t len,
+			 const struct hist_hit *hit) HIST__INTERNAL;
 /* pause, filter and hist__hist_hit() of the simple hist trigger T,
  * through cpu slot SLOT (see hist__slot_enter()). */
 void hist__hist_hit_simple(struct hist__trigger *t, const void *rec, size_t len,
