@@ -398,47 +398,6 @@ static uint64_t rd_field(const struct hist__rd *rd, const uint8_t *data, size_t 
 	return len < rd->end ? 0 : rd_field_in(rd, data, RD_ANY);
 }
 
-/*
- * A simple hit with NV values through SLOT (owned, or HIST__SLOT_SHARED)
- * by the map's full insert: a new key, a long probe chain, a shared
- * slot, a short record, or a drop.  KEY and VAL as in hit_simple_fast().
- */
-static HIST__ALWAYS_INLINE void hit_simple_insert(struct hist__hist *h, const uint8_t *data,
-						  size_t len, const struct hist_hit *hit,
-						  uint32_t slot, const uint32_t nv,
-						  const enum rd_kind key, const enum rd_kind val)
-{
-	/* acquire: pairs with the release in hist__hist_clear() */
-	struct hist_map *map = hist__load_acquire(&h->map);
-	bool local = hist__map_slot_local(map, slot);
-	uint64_t k, v[HIST__VALS_MAX] = { 0 }, *sums;
-	struct hist__rec r;
-	struct elt_init_arg ia = { h, &r };	/* for the comm of .execname */
-	struct hist_map_elt *e;
-	uint32_t i;
-
-	if (hist__likely(len >= h->rd_end)) {
-		k = rd_field_in(&h->rd_key, data, key);
-		for (i = 1; i < nv; i++)
-			v[i] = rd_field_in(&h->rd_vals[i], data, val);
-	} else {
-		k = rd_field(&h->rd_key, data, len);
-		for (i = 1; i < nv; i++)
-			v[i] = rd_field(&h->rd_vals[i], data, len);
-	}
-	if (h->needs_comm)
-		hist__rec_init(&r, h->ev, data, len, hit);
-	/* Not hist__map_insert_sums(): its inline probes have just failed
-	 * in hit_simple_fast() for most of the keys that come here. */
-	e = hist__map_insert_slow(map, &k, slot, &ia);
-	if (!e)
-		return;
-	sums = hist__map_sums_of(map, e, slot);
-	hist__map_sums_add(sums, 0, 1, local);
-	for (i = 1; i < nv; i++)
-		hist__map_sums_add(sums, i, v[i], local);
-}
-
 /* SUM += V by the only writer of SUM (contract 10 in map.c). */
 static HIST__ALWAYS_INLINE void add_owned(uint64_t *sum, uint64_t v)
 {
@@ -450,36 +409,112 @@ static HIST__ALWAYS_INLINE void add_owned(uint64_t *sum, uint64_t v)
 _Static_assert(HIST__VALS_MAX == 3, "a simple hit reads at most two values");
 
 /*
- * The first try of a simple hit with NV values through SLOT, the key
- * read as KEY says and the values as VAL says: a key found near its
- * home: one length check, the reads, one or two probes, plain adds to the
- * element's inline sums or this slot's copy.  False (nothing done)
- * otherwise.
+ * The key K and values V[1..NV) of a simple hit, from a record that holds
+ * them all (its length at least H->rd_end), read as KEY and VAL say.
+ */
+static HIST__ALWAYS_INLINE void simple_read(const struct hist__hist *h, const uint8_t *data,
+					    const uint32_t nv, const enum rd_kind key,
+					    const enum rd_kind val, uint64_t *k, uint64_t *v)
+{
+	/* Unrolled (at most two values), so V can live in registers. */
+	*k = rd_field_in(&h->rd_key, data, key);
+	if (nv > 1)
+		v[1] = rd_field_in(&h->rd_vals[1], data, val);
+	if (nv > 2)
+		v[2] = rd_field_in(&h->rd_vals[2], data, val);
+}
+
+/*
+ * The sums an owned SLOT adds K's hit to, for a key found near its home
+ * (hist__map_find_owned()), else NULL having done nothing.
+ */
+static HIST__ALWAYS_INLINE uint64_t *simple_find(struct hist__hist *h, uint64_t k, uint32_t slot)
+{
+	/* An owned slot is below the context's nr_cpus, the maps' too.
+	 * Acquire: pairs with the release in hist__hist_clear(). */
+	return hist__map_find_owned(hist__load_acquire(&h->map), k, slot);
+}
+
+/* The hit's plain adds to SUMS, which SLOT owns. */
+static HIST__ALWAYS_INLINE void simple_add(uint64_t *sums, const uint32_t nv, const uint64_t *v)
+{
+	add_owned(&sums[0], 1);
+	if (nv > 1)
+		add_owned(&sums[1], v[1]);
+	if (nv > 2)
+		add_owned(&sums[2], v[2]);
+}
+
+/*
+ * Key K and values V[1..NV) of a simple hit through SLOT into H's map
+ * by the map's full insert (IA for elt_init).
+ */
+static HIST__ALWAYS_INLINE void insert_vals(struct hist__hist *h, uint64_t k,
+					    const uint64_t *v, const uint32_t nv, uint32_t slot,
+					    struct elt_init_arg *ia)
+{
+	/* acquire: pairs with the release in hist__hist_clear() */
+	struct hist_map *map = hist__load_acquire(&h->map);
+	bool local = hist__map_slot_local(map, slot);
+	/* Not hist__map_insert_sums(): the caller's inline probes have just
+	 * failed for most of the keys that come here. */
+	struct hist_map_elt *e = hist__map_insert_slow(map, &k, slot, ia);
+	uint64_t *sums;
+	uint32_t i;
+
+	if (!e)
+		return;
+	sums = hist__map_sums_of(map, e, slot);
+	hist__map_sums_add(sums, 0, 1, local);
+	for (i = 1; i < nv; i++)
+		hist__map_sums_add(sums, i, v[i], local);
+}
+
+/*
+ * A simple hit with NV values through SLOT (owned, or HIST__SLOT_SHARED)
+ * by the map's full insert: a new key, a long probe chain, a shared
+ * slot, a short record, or a drop.  KEY and VAL as in hit_simple_fast().
+ */
+static HIST__ALWAYS_INLINE void hit_simple_insert(struct hist__hist *h, const uint8_t *data,
+						  size_t len, const struct hist_hit *hit,
+						  uint32_t slot, const uint32_t nv,
+						  const enum rd_kind key, const enum rd_kind val)
+{
+	uint64_t k, v[HIST__VALS_MAX] = { 0 };
+	struct hist__rec r;
+	struct elt_init_arg ia = { h, &r };	/* for the comm of .execname */
+	uint32_t i;
+
+	if (hist__likely(len >= h->rd_end)) {
+		simple_read(h, data, nv, key, val, &k, v);
+	} else {
+		k = rd_field(&h->rd_key, data, len);
+		for (i = 1; i < nv; i++)
+			v[i] = rd_field(&h->rd_vals[i], data, len);
+	}
+	if (h->needs_comm)
+		hist__rec_init(&r, h->ev, data, len, hit);
+	insert_vals(h, k, v, nv, slot, &ia);
+}
+
+/*
+ * The first try of a simple hit with NV values through SLOT: a key found
+ * near its home: one length check, the reads, one or two probes, plain
+ * adds to the element's inline sums or this slot's copy.  False (nothing
+ * done) otherwise.
  */
 static HIST__ALWAYS_INLINE bool hit_simple_fast(struct hist__hist *h, const uint8_t *data,
-						size_t len, uint32_t slot, const uint32_t nv,
-						const enum rd_kind key, const enum rd_kind val)
+						size_t len, uint32_t slot, const uint32_t nv)
 {
-	uint64_t k, v1 = 0, v2 = 0, *sums;
+	uint64_t k, v[HIST__VALS_MAX] = { 0 }, *sums;
 
 	if (hist__unlikely(len < h->rd_end || slot == HIST__SLOT_SHARED))
 		return false;
-	/* Every read first, then the map's stores. */
-	k = rd_field_in(&h->rd_key, data, key);
-	if (nv > 1)
-		v1 = rd_field_in(&h->rd_vals[1], data, val);
-	if (nv > 2)
-		v2 = rd_field_in(&h->rd_vals[2], data, val);
-	/* An owned slot is below the context's nr_cpus, the maps' too.
-	 * Acquire: pairs with the release in hist__hist_clear(). */
-	sums = hist__map_find_owned(hist__load_acquire(&h->map), k, slot);
+	simple_read(h, data, nv, RD_ANY, RD_ANY, &k, v);
+	sums = simple_find(h, k, slot);
 	if (hist__unlikely(!sums))
 		return false;
-	add_owned(&sums[0], 1);
-	if (nv > 1)
-		add_owned(&sums[1], v1);
-	if (nv > 2)
-		add_owned(&sums[2], v2);
+	simple_add(sums, nv, v);
 	return true;
 }
 
@@ -487,7 +522,7 @@ static HIST__ALWAYS_INLINE bool hit_simple_fast(struct hist__hist *h, const uint
 static void hit_simple(struct hist__hist *h, const uint8_t *data, size_t len,
 		       const struct hist_hit *hit, uint32_t slot)
 {
-	if (!hit_simple_fast(h, data, len, slot, h->nr_vals, RD_ANY, RD_ANY))
+	if (!hit_simple_fast(h, data, len, slot, h->nr_vals))
 		hit_simple_insert(h, data, len, hit, slot, h->nr_vals, RD_ANY, RD_ANY);
 }
 
@@ -515,9 +550,15 @@ void hist__hist_hit_simple(struct hist__trigger *t, const void *rec, size_t len,
 }
 
 /*
- * hist_event_hit() of an unfiltered simple hist H on CTX, for NV values
- * read as KEY and VAL say: one variant per combination, picked when the
- * trigger is parsed (hist__hist_simple()), so the hit tests no field size.
+ * hist_event_hit() of an unfiltered simple hist on TL's event, for NV
+ * values read as KEY and VAL say: one variant per combination, picked
+ * when the trigger is parsed (hist__hist_simple()), so the hit tests no
+ * field size.  What the inline path leaves over goes, with the slot
+ * still held, to one of two out-of-line halves entered by tail calls:
+ * SLOW, the whole hit (a shared slot, a short record), and INS, the
+ * insert of the key and values already read; each releases the slot.
+ * The values the inline path needs after the reads are the ones INS
+ * takes, so that none has to be kept for the exit (no saved registers).
  */
 static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const uint8_t *rec,
 					    size_t len, const struct hist_hit *hit,
@@ -525,40 +566,55 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 					    const enum rd_kind val,
 					    void (*slow)(struct hist__hist *h, const uint8_t *rec,
 							 size_t len, const struct hist_hit *hit,
-							 uint32_t slot))
+							 uint32_t slot),
+					    void (*ins)(struct hist__hist *h, uint64_t k,
+							uint64_t v1, uint64_t v2, uint32_t slot))
 {
 	struct hist__hist *h = tl->fast->hist;
+	uint64_t k, v[HIST__VALS_MAX] = { 0 }, *sums;
 	uint32_t slot;
 
 	/* relaxed: as in hist__triggers_run() */
 	if (hist__unlikely(hist__load_relaxed(&tl->fast->paused)))
 		return;
 	slot = hist__slot_enter(tl->ctx, hit->cpu);
-	if (hist__likely(hit_simple_fast(h, rec, len, slot, nv, key, val))) {
-		hist__slot_exit(tl->ctx, slot);
+	if (hist__unlikely(len < h->rd_end || slot == HIST__SLOT_SHARED)) {
+		slow(h, rec, len, hit, slot);
 		return;
 	}
-	slow(h, rec, len, hit, slot);	/* a tail call */
+	simple_read(h, rec, nv, key, val, &k, v);
+	sums = simple_find(h, k, slot);
+	if (hist__unlikely(!sums)) {
+		ins(h, k, v[1], v[2], slot);
+		return;
+	}
+	simple_add(sums, nv, v);
+	hist__slot_exit(h->ctx, slot);
 }
 
-/*
- * Each variant comes with its slow half: what the inline path leaves
- * over, with the slot still held, out of line and entered by a tail call
- * (the inline path makes no call); it releases the slot.
- */
 #define SIMPLE_HIT(K, V, NV)                                                          \
 	static HIST__NOINLINE void hit_##K##_##V##_##NV##_slow(                       \
 		struct hist__hist *h, const uint8_t *rec, size_t len,                 \
 		const struct hist_hit *hit, uint32_t slot)                            \
 	{                                                                             \
 		hit_simple_insert(h, rec, len, hit, slot, NV, RD_##K, RD_##V);        \
-		hist__slot_exit(h->ev->ctx, slot);                                    \
+		hist__slot_exit(h->ctx, slot);                                        \
+	}                                                                             \
+	static HIST__NOINLINE void hit_##K##_##V##_##NV##_ins(                        \
+		struct hist__hist *h, uint64_t k, uint64_t v1, uint64_t v2,           \
+		uint32_t slot)                                                        \
+	{                                                                             \
+		uint64_t v_[HIST__VALS_MAX] = { 0, v1, v2 };                          \
+		struct elt_init_arg ia_ = { h, NULL };                                \
+                                                                                      \
+		insert_vals(h, k, v_, NV, slot, &ia_);                                \
+		hist__slot_exit(h->ctx, slot);                                        \
 	}                                                                             \
 	static void hit_##K##_##V##_##NV(const struct hist__tlist *tl, const uint8_t *rec, \
 					 size_t len, const struct hist_hit *hit)      \
 	{                                                                             \
 		hit_variant(tl, rec, len, hit, NV, RD_##K, RD_##V,                    \
-			    hit_##K##_##V##_##NV##_slow);                             \
+			    hit_##K##_##V##_##NV##_slow, hit_##K##_##V##_##NV##_ins); \
 	}
 #define SIMPLE_HITS(K, V) SIMPLE_HIT(K, V, 1) SIMPLE_HIT(K, V, 2) SIMPLE_HIT(K, V, 3)
 SIMPLE_HITS(ANY, ANY)
@@ -603,6 +659,7 @@ bool hist__hist_simple(struct hist__hist *h)
 			val = RD_ANY;
 	}
 	h->hit_fast = simple_hits[rd_kind_of(&h->rd_key)][val == RD_U64][h->nr_vals - 1];
+	h->ctx = h->ev->ctx;
 	return true;
 }
 

@@ -96,7 +96,9 @@ int hist__triggers_publish(struct hist_event *ev)
 		tl->hit = hist__tlist_hit_any;
 		if (n == 1 && tl->all_hist && hist__hist_simple(tl->t[0]->hist)) {
 			tl->simple = tl->t[0];
-			if (!tl->simple->filter) {
+			/* The variants leave .execname's comm to the general
+			 * simple path (their insert half has no record). */
+			if (!tl->simple->filter && !tl->simple->hist->needs_comm) {
 				tl->fast = tl->simple;
 				tl->hit = tl->fast->hist->hit_fast;
 			}

@@ -121,8 +121,10 @@ struct hist__hist {
 	} rd_key, rd_vals[HIST__VALS_MAX];
 	uint64_t rd_end;	/* the largest END of those: one length check */
 	/* hist_event_hit() of this hist alone and unfiltered on its event:
-	 * the variant for its field sizes and number of values */
+	 * the variant for its field sizes and number of values, and its
+	 * event's context (the variant's slot release) */
 	hist__tlist_hit_fn hit_fast;
+	struct hist_ctx *ctx;
 };
 
 struct hist__trigger {
