@@ -128,11 +128,16 @@ static inline uint32_t hist__slot_enter(struct hist_ctx *ctx, uint32_t cpu)
 
 static inline void hist__slot_exit(struct hist_ctx *ctx, uint32_t slot)
 {
+	struct hist__cpu *c;
+
 	if (slot == HIST__SLOT_SHARED)
 		return;
 	hist__signal_fence();
-	/* Relaxed: as in hist__slot_enter(); clears BUSY. */
-	hist__store_relaxed(&ctx->cpus[slot].word, (uintptr_t)HIST__SELF);
+	/* Relaxed: as in hist__slot_enter(); clears BUSY.  Reloaded rather
+	 * than rebuilt from SELF, which the hit would otherwise keep in a
+	 * register across the map's probes. */
+	c = &ctx->cpus[slot];
+	hist__store_relaxed(&c->word, hist__load_relaxed(&c->word) & ~HIST__CPU_BUSY);
 }
 
 /* hist_event_hit() for a record generated DEPTH levels inside a hit

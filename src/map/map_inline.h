@@ -224,6 +224,10 @@ uint64_t *hist__map_cross(struct hist_map *m, struct hist_map_elt *e,
 			  uint32_t slot) HIST__INTERNAL;
 
 /*
+ * hist__map_nb_same() says whether the other element of E's cache line
+ * (E's state is S) leaves E's inline sums usable: it is empty, being
+ * published, or the same slot's and not CROSSED.
+ *
  * The sums that a hit through E's home SLOT adds to, E's state S showing
  * that home and no CROSSED: the inline ones, unless the other element of
  * E's cache line is another slot's (or CROSSED): two owners writing one
@@ -232,16 +236,22 @@ uint64_t *hist__map_cross(struct hist_map *m, struct hist_map_elt *e,
  * same).  Without pcpu_sums NB_XOR is 0 and the inline sums are the sums.
  * INL is hist__map_inline_sums(M, E), which a caller may know cheaper.
  */
-static inline uint64_t *hist__map_home_sums(struct hist_map *m, struct hist_map_elt *e,
-					    uint32_t s, uint32_t slot, uint64_t *inl)
+static inline bool hist__map_nb_same(const struct hist_map *m, const struct hist_map_elt *e,
+				     uint32_t s)
 {
 	const struct hist_map_elt *nb =
 		(const struct hist_map_elt *)((uintptr_t)e ^ m->nb_xor);
 	/* Relaxed: a placement hint; no data of NB is read. */
 	uint32_t ns = hist__load_relaxed(&nb->state);
 
-	if (hist__likely(!((ns ^ s) & HIST__MAP_OWNER_BITS) ||
-			 (ns & HIST__MAP_FLAGS) != HIST__MAP_READY))
+	return hist__likely(!((ns ^ s) & HIST__MAP_OWNER_BITS) ||
+			    (ns & HIST__MAP_FLAGS) != HIST__MAP_READY);
+}
+
+static inline uint64_t *hist__map_home_sums(struct hist_map *m, struct hist_map_elt *e,
+					    uint32_t s, uint32_t slot, uint64_t *inl)
+{
+	if (hist__map_nb_same(m, e, s))
 		return inl;
 	return hist__map_cross(m, e, slot);
 }
@@ -299,19 +309,37 @@ static inline void hist__map_count_hit(struct hist_map *m, uint32_t slot)
 #define HIST__MAP_HOME_PROBES 2
 
 /*
+ * SLOT's copy of the sums of E, CROSSED, when SLOT's copy is already
+ * marked used, else NULL: hist__map_copy_sums() without its call.
+ */
+static HIST__MAP_INLINE uint64_t *hist__map_copy_if_used(struct hist_map *m,
+							  struct hist_map_elt *e, uint32_t slot)
+{
+	/* Relaxed: as in hist__map_copy_sums(). */
+	if (hist__unlikely(!(hist__load_relaxed(&m->used[slot / 64]) >> (slot % 64) & 1)))
+		return NULL;
+	return m->sums[slot] + (size_t)(e->meta & HIST__MAP_IDX_MASK) * m->nr_sums;
+}
+
+/*
  * Look for an 8-byte key K in the first NPROBES slots of its chain, for
  * a hit through SLOT whose HOME value is HOME (hist__map_home_bits()):
  * the element with, in *SUMS, the sums SLOT adds to (the inline ones for
  * the element's home, checked first: one compare of the whole state
  * word), or NULL having done nothing when the key is further away, new
  * or being published (an empty or BUSY slot ends the look).
+ * LEAF (a constant; SLOT then owned, below nr_cpus, on a pcpu_sums map):
+ * make no call, and return NULL, having done nothing, where one would be
+ * needed (marking an element CROSSED, a copy's first use), so that the
+ * caller's inline path saves no registers for calls it does not make.
  */
 static HIST__MAP_INLINE struct hist_map_elt *
 hist__map_probe8(struct hist_map *m, uint64_t k, uint32_t slot, uint32_t home,
-		 uint32_t nprobes, uint64_t **sums)
+		 uint32_t nprobes, uint64_t **sums, const bool leaf)
 {
 	uint64_t h = hist__map_hash8(k);
-	uint32_t want = HIST__MAP_READY | ((uint32_t)h & HIST__MAP_TAG);
+	/* The state of K's element at home: READY, HOME, the tag */
+	uint32_t want = HIST__MAP_READY | home | ((uint32_t)h & HIST__MAP_TAG);
 	uint32_t idx = (uint32_t)(h >> 32) >> m->shift, n;
 
 	/* Unrolled: the probe count is a constant at every use. */
@@ -324,12 +352,17 @@ hist__map_probe8(struct hist_map *m, uint64_t k, uint32_t slot, uint32_t home,
 		/* Acquire: pairs with the READY release before the key compare. */
 		uint32_t s = hist__load_acquire(&e->state);
 
-		if (hist__likely(s == (want | home) && e->data[0] == k)) {
-			*sums = hist__map_home_sums(m, e, s, slot, e->data + 1);
+		if (hist__likely(s == want && e->data[0] == k)) {
+			if (leaf && !hist__map_nb_same(m, e, s))
+				return NULL;
+			*sums = leaf ? e->data + 1 : hist__map_home_sums(m, e, s, slot, e->data + 1);
 			return e;
 		}
-		if ((s & ~HIST__MAP_OWNER_BITS) == want && e->data[0] == k) {
-			*sums = hist__map_sums_other(m, e, s, slot);
+		if (!((s ^ want) & ~HIST__MAP_OWNER_BITS) && e->data[0] == k) {
+			if (!leaf)
+				*sums = hist__map_sums_other(m, e, s, slot);
+			else if (!(s & HIST__MAP_CROSSED) || !(*sums = hist__map_copy_if_used(m, e, slot)))
+				return NULL;
 			return e;
 		}
 		if (!s || (s & HIST__MAP_FLAGS) == HIST__MAP_BUSY)
@@ -353,7 +386,7 @@ hist__map_find_hit(struct hist_map *m, uint64_t k, uint32_t slot, uint64_t **sum
 	if (hist__unlikely(!m->fast8))
 		return NULL;
 	e = hist__map_probe8(m, k, slot, hist__map_home_bits(m, slot),
-			     HIST__MAP_INLINE_PROBES, sums);
+			     HIST__MAP_INLINE_PROBES, sums, false);
 	if (e)
 		hist__map_count_hit(m, slot);
 	return e;
@@ -361,7 +394,7 @@ hist__map_find_hit(struct hist_map *m, uint64_t k, uint32_t slot, uint64_t **sum
 
 /*
  * The hit path's first try, for a caller that owns SLOT (below nr_cpus)
- * of a fast8, hits_sum0 map (nothing to count besides the sums): the
+ * of a fast8, hits_sum0, pcpu_sums map (nothing to count besides the sums): the
  * sums this slot adds to with plain stores (contract 10) for a key K
  * within HIST__MAP_HOME_PROBES slots (at the map's load factor of at
  * most 1/2, most keys sit in their first or second), else NULL, having
@@ -373,7 +406,7 @@ static HIST__MAP_INLINE uint64_t *hist__map_find_owned(struct hist_map *m, uint6
 	uint64_t *sums;
 
 	if (!hist__map_probe8(m, k, slot, slot << HIST__MAP_HOME_SHIFT, HIST__MAP_HOME_PROBES,
-			      &sums))
+			      &sums, true))
 		return NULL;
 	return sums;
 }
