@@ -304,9 +304,14 @@ static inline void hist__map_count_hit(struct hist_map *m, uint32_t slot)
 		hist__add_relaxed(&pc->hits, 1);
 }
 
-/* Probes of the inline paths before they hand over to the full one. */
+/*
+ * Probes of the inline paths before they hand over to the full one.  At
+ * the map's load factor of at most 1/2, all but a few keys sit within 4
+ * slots of their start; each further probe costs the hit path a few
+ * instructions only when it is taken, while a key beyond them pays the
+ * full insert on every hit.
+ */
 #define HIST__MAP_INLINE_PROBES 4
-#define HIST__MAP_HOME_PROBES 2
 
 /*
  * SLOT's copy of the sums of E, CROSSED, when SLOT's copy is already
@@ -394,18 +399,17 @@ hist__map_find_hit(struct hist_map *m, uint64_t k, uint32_t slot, uint64_t **sum
 
 /*
  * The hit path's first try, for a caller that owns SLOT (below nr_cpus)
- * of a fast8, hits_sum0, pcpu_sums map (nothing to count besides the sums): the
- * sums this slot adds to with plain stores (contract 10) for a key K
- * within HIST__MAP_HOME_PROBES slots (at the map's load factor of at
- * most 1/2, most keys sit in their first or second), else NULL, having
- * done nothing; hist__map_insert_sums() does the rest.
+ * of a fast8, hits_sum0, pcpu_sums map (nothing to count besides the
+ * sums): the sums this slot adds to with plain stores (contract 10) for
+ * a key K within HIST__MAP_INLINE_PROBES slots, else NULL, having done
+ * nothing; hist__map_insert_sums() does the rest.
  */
 static HIST__MAP_INLINE uint64_t *hist__map_find_owned(struct hist_map *m, uint64_t k,
 							uint32_t slot)
 {
 	uint64_t *sums;
 
-	if (!hist__map_probe8(m, k, slot, slot << HIST__MAP_HOME_SHIFT, HIST__MAP_HOME_PROBES,
+	if (!hist__map_probe8(m, k, slot, slot << HIST__MAP_HOME_SHIFT, HIST__MAP_INLINE_PROBES,
 			      &sums, true))
 		return NULL;
 	return sums;
