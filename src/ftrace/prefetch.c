@@ -31,19 +31,32 @@
  *     buffers, never into a slot, so it can never meet the worker in one.
  *     A slot the worker is still filling is next read for a chunk the
  *     worker publishes after it, as the worker works one chunk at a time.
+ *     Exception: when the chunk not ready is the one the worker is filling
+ *     (`filling`, set under the lock while it works), the reader waits on
+ *     `ready` for it rather than decompress it a second time (when zstd
+ *     is the bottleneck the reader keeps catching up with the worker, and
+ *     duplicates had doubled the work); the wait is bounded
+ *     (PREFETCH_WAIT_NS), after which the reader claims the chunk as
+ *     above, so a descheduled worker still costs no more than a stall of
+ *     that bound.
  *  4. Rewind bumps the generation and restarts the rings at chunk 0; the
  *     chunk the worker may be filling is dropped by rule 2.  Close sets
  *     `stop` and joins the worker.
  *  5. The worker sleeps only when every ring is full or done, on `room`,
- *     which the reader signals whenever it takes a chunk or rewinds.
+ *     which the reader signals whenever it takes a chunk or rewinds.  The
+ *     worker broadcasts `ready` whenever it settles a chunk.
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <zstd.h>
 
 #include "ftrace_int.h"
+
+/* How long the reader waits for the chunk the worker is filling. */
+#define PREFETCH_WAIT_NS 10000000L
 
 struct slot {
 	uint8_t *buf;
@@ -65,6 +78,9 @@ struct hist__prefetch {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t room;	/* reader -> worker: a slot, a rewind, stop */
+	pthread_cond_t ready;	/* worker -> reader: a chunk settled */
+	struct ring *filling;	/* the worker's ring and chunk while it works */
+	uint32_t filling_chunk;
 	int stop;
 	int worker_waits;
 	uint32_t gen;
@@ -118,6 +134,8 @@ static void *worker(void *arg)
 		gen = pf->gen;
 		sl = &r->slot[chunk % pf->k];
 		sl->off = r->next_pos;
+		pf->filling = r;
+		pf->filling_chunk = chunk;
 		pthread_mutex_unlock(&pf->lock);
 
 		sl->next = sl->off + 8 + hist__get32(td->map + sl->off, td->big_endian);
@@ -130,6 +148,8 @@ static void *worker(void *arg)
 			r->produced = chunk + 1;
 			r->next_pos = sl->next;
 		}
+		pf->filling = NULL;
+		pthread_cond_broadcast(&pf->ready);
 	}
 	pthread_mutex_unlock(&pf->lock);
 	return NULL;
@@ -147,6 +167,19 @@ static void free_rings(struct hist__prefetch *pf, uint32_t n)
 		free(pf->rings[i].slot);
 	}
 	free(pf->rings);
+}
+
+/* `ready`, whose timed waits count on the monotonic clock. */
+static int ready_init(pthread_cond_t *c)
+{
+	pthread_condattr_t a;
+	int err;
+
+	if (pthread_condattr_init(&a))
+		return -1;
+	err = pthread_condattr_setclock(&a, CLOCK_MONOTONIC) || pthread_cond_init(c, &a);
+	pthread_condattr_destroy(&a);
+	return err ? -1 : 0;
 }
 
 int hist__prefetch_start(struct hist_tracedat *td)
@@ -183,7 +216,13 @@ int hist__prefetch_start(struct hist_tracedat *td)
 		pthread_mutex_destroy(&pf->lock);
 		goto fail;
 	}
+	if (ready_init(&pf->ready)) {
+		pthread_cond_destroy(&pf->room);
+		pthread_mutex_destroy(&pf->lock);
+		goto fail;
+	}
 	if (pthread_create(&pf->thread, NULL, worker, pf)) {
+		pthread_cond_destroy(&pf->ready);
 		pthread_cond_destroy(&pf->room);
 		pthread_mutex_destroy(&pf->lock);
 		goto fail;
@@ -206,6 +245,20 @@ int hist__prefetch_take(struct hist_tracedat *td, struct hist__stream *s)
 	struct slot *sl = NULL;
 
 	pthread_mutex_lock(&pf->lock);
+	if (r->produced == r->taken && pf->filling == r && pf->filling_chunk == r->taken) {
+		struct timespec until;
+
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_nsec += PREFETCH_WAIT_NS;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		while (r->produced == r->taken && pf->filling == r &&
+		       pf->filling_chunk == r->taken &&
+		       !pthread_cond_timedwait(&pf->ready, &pf->lock, &until))
+			;
+	}
 	if (r->produced > r->taken) {
 		sl = &r->slot[r->taken % pf->k];
 	} else {
@@ -266,6 +319,7 @@ void hist__prefetch_stop(struct hist_tracedat *td)
 	pthread_cond_signal(&pf->room);
 	pthread_mutex_unlock(&pf->lock);
 	pthread_join(pf->thread, NULL);
+	pthread_cond_destroy(&pf->ready);
 	pthread_cond_destroy(&pf->room);
 	pthread_mutex_destroy(&pf->lock);
 	free_rings(pf, td->nr_streams);
