@@ -18,8 +18,9 @@
  *
  * Concurrency contract:
  *  1. One reader thread (the caller of hist_tracedat_next()/rewind/close)
- *     and one worker.  Ring counters, `busy`, the generation, `stop` and
- *     `worker_waits` are read and written under `lock` only.
+ *     and one worker.  Ring counters, `filling`, `helping`, the
+ *     generation, `stop` and `worker_waits` are read and written under
+ *     `lock` only.
  *  2. The worker picks chunk p = produced of a ring with p + 2 < taken + K,
  *     fills slot p % K with no lock held, then, under the lock, publishes
  *     it (produced = p + 1) only if produced is still p and the generation
@@ -32,13 +33,15 @@
  *     A slot the worker is still filling is next read for a chunk the
  *     worker publishes after it, as the worker works one chunk at a time.
  *     Exception: when the chunk not ready is the one the worker is filling
- *     (`filling`, set under the lock while it works), the reader waits on
- *     `ready` for it rather than decompress it a second time (when zstd
- *     is the bottleneck the reader keeps catching up with the worker, and
- *     duplicates had doubled the work); the wait is bounded
- *     (PREFETCH_WAIT_NS), after which the reader claims the chunk as
- *     above, so a descheduled worker still costs no more than a stall of
- *     that bound.
+ *     (`filling`, set under the lock while it works), the reader does not
+ *     decompress it a second time (when zstd is the bottleneck the reader
+ *     keeps catching up with the worker, and duplicates had doubled the
+ *     work).  It fills, as the worker would (rule 2), a slot of another
+ *     ring (`helping`, which the worker's pick skips, as the reader's skips
+ *     `filling`), and looks again; with nothing to fill it waits on
+ *     `ready`.  The wait is bounded (PREFETCH_WAIT_NS), after which the
+ *     reader claims the chunk as above, so a descheduled worker still
+ *     costs no more than a stall of that bound.
  *  4. Rewind bumps the generation and restarts the rings at chunk 0; the
  *     chunk the worker may be filling is dropped by rule 2.  Close sets
  *     `stop` and joins the worker.
@@ -81,6 +84,7 @@ struct hist__prefetch {
 	pthread_cond_t ready;	/* worker -> reader: a chunk settled */
 	struct ring *filling;	/* the worker's ring and chunk while it works */
 	uint32_t filling_chunk;
+	struct ring *helping;	/* the ring the reader fills a slot of */
 	int stop;
 	int worker_waits;
 	uint32_t gen;
@@ -90,7 +94,7 @@ struct hist__prefetch {
 	struct ring *rings;	/* one per stream, used for compressed ones */
 };
 
-/* The ring the worker should fill next (the emptiest), or NULL. */
+/* The ring to fill next (the emptiest), or NULL; not one being filled. */
 static struct ring *pick(struct hist__prefetch *pf, uint32_t *idx)
 {
 	struct hist_tracedat *td = pf->td;
@@ -101,6 +105,8 @@ static struct ring *pick(struct hist__prefetch *pf, uint32_t *idx)
 		struct ring *r = &pf->rings[i];
 
 		if (!td->streams[i].compressed || r->produced >= td->streams[i].nr_chunks)
+			continue;
+		if (r == pf->filling || r == pf->helping)
 			continue;
 		if (r->produced + 2 >= r->taken + pf->k)
 			continue;	/* full */
@@ -113,16 +119,40 @@ static struct ring *pick(struct hist__prefetch *pf, uint32_t *idx)
 	return best;
 }
 
+/*
+ * Fill the slot of chunk `produced` of R (stream IDX) with DCTX and publish
+ * it (rule 2).  Called with the lock held, which is dropped meanwhile; the
+ * caller has marked R as its own (`filling` or `helping`) so that no other
+ * filler picks it.
+ */
+static void fill(struct hist__prefetch *pf, struct ring *r, uint32_t idx, void *dctx)
+{
+	struct hist_tracedat *td = pf->td;
+	uint32_t chunk = r->produced, gen = pf->gen;
+	struct slot *sl = &r->slot[chunk % pf->k];
+
+	sl->off = r->next_pos;
+	pthread_mutex_unlock(&pf->lock);
+
+	sl->next = sl->off + 8 + hist__get32(td->map + sl->off, td->big_endian);
+	sl->err = hist__chunk_inflate(td, dctx, td->streams[idx].cpu, chunk, sl->off,
+				      &sl->buf, &sl->cap, &sl->len, sl->msg, sizeof(sl->msg));
+
+	pthread_mutex_lock(&pf->lock);
+	if (gen == pf->gen && r->produced == chunk) {
+		r->produced = chunk + 1;
+		r->next_pos = sl->next;
+	}
+}
+
 static void *worker(void *arg)
 {
 	struct hist__prefetch *pf = arg;
-	struct hist_tracedat *td = pf->td;
 
 	pthread_mutex_lock(&pf->lock);
 	while (!pf->stop) {
-		uint32_t idx = 0, chunk, gen;
+		uint32_t idx = 0;
 		struct ring *r = pick(pf, &idx);
-		struct slot *sl;
 
 		if (!r) {
 			pf->worker_waits = 1;
@@ -130,24 +160,9 @@ static void *worker(void *arg)
 			pf->worker_waits = 0;
 			continue;
 		}
-		chunk = r->produced;
-		gen = pf->gen;
-		sl = &r->slot[chunk % pf->k];
-		sl->off = r->next_pos;
 		pf->filling = r;
-		pf->filling_chunk = chunk;
-		pthread_mutex_unlock(&pf->lock);
-
-		sl->next = sl->off + 8 + hist__get32(td->map + sl->off, td->big_endian);
-		sl->err = hist__chunk_inflate(td, pf->dctx, td->streams[idx].cpu, chunk,
-					      sl->off, &sl->buf, &sl->cap, &sl->len,
-					      sl->msg, sizeof(sl->msg));
-
-		pthread_mutex_lock(&pf->lock);
-		if (gen == pf->gen && r->produced == chunk) {
-			r->produced = chunk + 1;
-			r->next_pos = sl->next;
-		}
+		pf->filling_chunk = r->produced;
+		fill(pf, r, idx, pf->dctx);
 		pf->filling = NULL;
 		pthread_cond_broadcast(&pf->ready);
 	}
@@ -255,9 +270,21 @@ int hist__prefetch_take(struct hist_tracedat *td, struct hist__stream *s)
 			until.tv_nsec -= 1000000000L;
 		}
 		while (r->produced == r->taken && pf->filling == r &&
-		       pf->filling_chunk == r->taken &&
-		       !pthread_cond_timedwait(&pf->ready, &pf->lock, &until))
-			;
+		       pf->filling_chunk == r->taken) {
+			uint32_t idx = 0;
+			struct ring *h = pick(pf, &idx);
+
+			/* Rather than idle, fill a slot the worker would
+			 * have filled later (then look again). */
+			if (h) {
+				pf->helping = h;
+				fill(pf, h, idx, td->zstd);
+				pf->helping = NULL;
+				continue;
+			}
+			if (pthread_cond_timedwait(&pf->ready, &pf->lock, &until))
+				break;
+		}
 	}
 	if (r->produced > r->taken) {
 		sl = &r->slot[r->taken % pf->k];
