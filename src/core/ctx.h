@@ -102,12 +102,12 @@ extern _Thread_local uint64_t hist__self_tls HIST__INTERNAL;
  * copy.  Totals are exact either way.  The owner check is one relaxed
  * load; BUSY has one writer (the owner), and the signal fences order its
  * stores around the updates as a handler on this thread sees them.
- * Returns the slot (BUSY set; call hist__slot_exit()), or SLOT_SHARED.
+ * Returns the slot (BUSY set; call hist__slot_release()), or SLOT_SHARED.
  */
-static inline uint32_t hist__slot_enter(struct hist_ctx *ctx, uint32_t cpu)
+static inline uint32_t hist__slot_take(struct hist__cpu *cpus, uint32_t nr_cpus, uint32_t cpu)
 {
-	uint32_t slot = cpu < ctx->opts.nr_cpus ? cpu : cpu % ctx->opts.nr_cpus;
-	struct hist__cpu *c = &ctx->cpus[slot];
+	uint32_t slot = cpu < nr_cpus ? cpu : cpu % nr_cpus;
+	struct hist__cpu *c = &cpus[slot];
 	uintptr_t self = (uintptr_t)HIST__SELF;
 	/* Relaxed: the owner part is written once, BUSY only by the owner;
 	 * only the owner's own thread, not busy, compares equal. */
@@ -126,18 +126,30 @@ static inline uint32_t hist__slot_enter(struct hist_ctx *ctx, uint32_t cpu)
 	return slot;
 }
 
-static inline void hist__slot_exit(struct hist_ctx *ctx, uint32_t slot)
+static inline void hist__slot_release(struct hist__cpu *cpus, uint32_t slot)
 {
 	struct hist__cpu *c;
 
 	if (slot == HIST__SLOT_SHARED)
 		return;
 	hist__signal_fence();
-	/* Relaxed: as in hist__slot_enter(); clears BUSY.  Reloaded rather
+	/* Relaxed: as in hist__slot_take(); clears BUSY.  Reloaded rather
 	 * than rebuilt from SELF, which the hit would otherwise keep in a
 	 * register across the map's probes. */
-	c = &ctx->cpus[slot];
+	c = &cpus[slot];
 	hist__store_relaxed(&c->word, hist__load_relaxed(&c->word) & ~HIST__CPU_BUSY);
+}
+
+/* The same on CTX's slots (hist__slot_take() with a copy of CTX->cpus
+ * and nr_cpus serves a hit that has them at hand). */
+static inline uint32_t hist__slot_enter(struct hist_ctx *ctx, uint32_t cpu)
+{
+	return hist__slot_take(ctx->cpus, ctx->opts.nr_cpus, cpu);
+}
+
+static inline void hist__slot_exit(struct hist_ctx *ctx, uint32_t slot)
+{
+	hist__slot_release(ctx->cpus, slot);
 }
 
 /* hist_event_hit() for a record generated DEPTH levels inside a hit

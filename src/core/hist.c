@@ -577,7 +577,7 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 	/* relaxed: as in hist__triggers_run() */
 	if (hist__unlikely(hist__load_relaxed(&tl->fast->paused)))
 		return;
-	slot = hist__slot_enter(tl->ctx, hit->cpu);
+	slot = hist__slot_take(h->cpus, h->nr_cpus, hit->cpu);
 	if (hist__unlikely(len < h->rd_end || slot == HIST__SLOT_SHARED)) {
 		slow(h, rec, len, hit, slot);
 		return;
@@ -589,7 +589,7 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 		return;
 	}
 	simple_add(sums, nv, v);
-	hist__slot_exit(h->ctx, slot);
+	hist__slot_release(h->cpus, slot);
 }
 
 #define SIMPLE_HIT(K, V, NV)                                                          \
@@ -598,7 +598,7 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 		const struct hist_hit *hit, uint32_t slot)                            \
 	{                                                                             \
 		hit_simple_insert(h, rec, len, hit, slot, NV, RD_##K, RD_##V);        \
-		hist__slot_exit(h->ctx, slot);                                        \
+		hist__slot_release(h->cpus, slot);                                    \
 	}                                                                             \
 	static HIST__NOINLINE void hit_##K##_##V##_##NV##_ins(                        \
 		struct hist__hist *h, uint64_t k, uint64_t v1, uint64_t v2,           \
@@ -608,7 +608,7 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 		struct elt_init_arg ia_ = { h, NULL };                                \
                                                                                       \
 		insert_vals(h, k, v_, NV, slot, &ia_);                                \
-		hist__slot_exit(h->ctx, slot);                                        \
+		hist__slot_release(h->cpus, slot);                                    \
 	}                                                                             \
 	static void hit_##K##_##V##_##NV(const struct hist__tlist *tl, const uint8_t *rec, \
 					 size_t len, const struct hist_hit *hit)      \
@@ -659,7 +659,8 @@ bool hist__hist_simple(struct hist__hist *h)
 			val = RD_ANY;
 	}
 	h->hit_fast = simple_hits[rd_kind_of(&h->rd_key)][val == RD_U64][h->nr_vals - 1];
-	h->ctx = h->ev->ctx;
+	h->cpus = h->ev->ctx->cpus;
+	h->nr_cpus = h->ev->ctx->opts.nr_cpus;
 	return true;
 }
 

@@ -92,7 +92,6 @@ int hist__triggers_publish(struct hist_event *ev)
 				tl->all_hist = 0;
 		}
 		tl->ev = ev;
-		tl->ctx = ev->ctx;
 		tl->hit = hist__tlist_hit_any;
 		if (n == 1 && tl->all_hist && hist__hist_simple(tl->t[0]->hist)) {
 			tl->simple = tl->t[0];

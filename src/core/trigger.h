@@ -122,9 +122,10 @@ struct hist__hist {
 	uint64_t rd_end;	/* the largest END of those: one length check */
 	/* hist_event_hit() of this hist alone and unfiltered on its event:
 	 * the variant for its field sizes and number of values, and its
-	 * event's context (the variant's slot release) */
+	 * context's cpu slots (copied here, next to what a hit reads) */
 	hist__tlist_hit_fn hit_fast;
-	struct hist_ctx *ctx;
+	struct hist__cpu *cpus;
+	uint32_t nr_cpus;
 };
 
 struct hist__trigger {
@@ -146,7 +147,6 @@ struct hist__tlist {
 	 * hist's variant, else hist__event_hit() on EV */
 	hist__tlist_hit_fn hit;
 	struct hist_event *ev;
-	struct hist_ctx *ctx;
 	struct hist__retired retire;
 	uint32_t n;
 	uint32_t all_hist;	/* every trigger is a hist: no post pass */

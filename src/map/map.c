@@ -54,12 +54,17 @@
  *   and the others read on every event.
  *
  * Two elements of one cache line with different home slots would have
- * two owners writing that line, so a home hit first looks at the other
- * element of its line (32-byte slots, two per line): if that one is
- * another slot's, or CROSSED, the element is marked CROSSED too and the
- * copies take over.  Inline sums are used only where that check covers
- * every neighbour (32-byte slots) or where there is one cpu slot; other
- * maps publish every element CROSSED and keep no inline sums.
+ * two owners writing that line, so the element created second looks at
+ * the other element of its line (32-byte slots, two per line): if that
+ * one is another slot's, or CROSSED, both are marked CROSSED and the
+ * copies take over.  Marking an element CROSSED marks its line neighbour
+ * too (the line is now read by another cpu on every hit).  A home hit
+ * then checks nothing but its own state word.  These are placement
+ * hints: a neighbour missed in a race costs a shared line, never a
+ * count, since each word still has one writer.  Inline sums are used
+ * only where that check covers every neighbour (32-byte slots) or where
+ * there is one cpu slot; other maps publish every element CROSSED and
+ * keep no inline sums.
  *
  * A read adds the inline sums and the copies marked in USED (a copy's
  * first use sets its bit), so reads cost the copies in use, not nr_cpus.
@@ -161,6 +166,12 @@ static inline struct hist_map_elt *map_slot(const struct hist_map *m, uint32_t i
 	return (struct hist_map_elt *)(m->slots + (size_t)idx * m->stride);
 }
 
+/* The other element of E's cache line, when another owner can have it. */
+static struct hist_map_elt *line_neighbour(const struct hist_map *m, struct hist_map_elt *e)
+{
+	return m->nb_xor ? (struct hist_map_elt *)((uintptr_t)e ^ m->nb_xor) : NULL;
+}
+
 static inline uint64_t load_u64(const void *p)
 {
 	uint64_t v;
@@ -230,6 +241,32 @@ static uint32_t wait_busy(struct hist_map_elt *e, uint32_t s)
 }
 
 /*
+ * CROSSED if E, being created through SLOT, must not use inline sums
+ * because the other element of its cache line is another owner's (or
+ * CROSSED, so read by other cpus): that neighbour is then marked CROSSED
+ * too, and neither owner writes the line.  A placement hint only (see
+ * "Per-cpu sums"): two elements created at once may both miss the other,
+ * which costs speed, never a count.
+ */
+static uint32_t line_check(struct hist_map *m, struct hist_map_elt *e, uint32_t slot)
+{
+	struct hist_map_elt *nb = line_neighbour(m, e);
+	uint32_t ns;
+
+	if (!nb)
+		return 0;
+	/* Relaxed: a hint; no data of NB is read. */
+	ns = hist__load_relaxed(&nb->state);
+	if ((ns & HIST__MAP_FLAGS) != HIST__MAP_READY ||
+	    (ns & HIST__MAP_OWNER_BITS) == hist__map_home_bits(m, slot))
+		return 0;
+	if (!(ns & HIST__MAP_CROSSED))
+		/* Relaxed: as in hist__map_cross(). */
+		hist__or_relaxed(&nb->state, HIST__MAP_CROSSED);
+	return HIST__MAP_CROSSED;
+}
+
+/*
  * Contract 3 and 5, after winning the CAS: reserve capacity, fill the slot
  * and publish it.  Returns false (slot now DEAD) when the map is full.
  */
@@ -255,7 +292,7 @@ static bool fill_claimed(struct hist_map *m, struct hist_map_elt *e, uint32_t ta
 	/* Release: publishes meta, key and the elt_init payload (contract 3).
 	 * SLOT becomes the element's home: its owner adds to the inline sums. */
 	hist__store_release(&e->state, HIST__MAP_READY | hist__map_home_bits(m, slot) | tag |
-					       m->publish_bits);
+					       m->publish_bits | line_check(m, e, slot));
 	return true;
 }
 
@@ -343,9 +380,15 @@ void hist__map_mark_used(struct hist_map *m, uint32_t copy)
 
 uint64_t *hist__map_cross(struct hist_map *m, struct hist_map_elt *e, uint32_t slot)
 {
+	struct hist_map_elt *nb = line_neighbour(m, e);
+
 	/* Relaxed: a hint for the home slot's owner (see CROSSED); the
-	 * inline sums stay its own whenever it sees the bit (contract 10). */
+	 * inline sums stay its own whenever it sees the bit (contract 10).
+	 * The neighbour too: its line is now read by another cpu on every
+	 * hit of E, so its owner had better stop writing it. */
 	hist__or_relaxed(&e->state, HIST__MAP_CROSSED);
+	if (nb && (hist__load_relaxed(&nb->state) & HIST__MAP_FLAGS) == HIST__MAP_READY)
+		hist__or_relaxed(&nb->state, HIST__MAP_CROSSED);
 	return hist__map_copy_sums(m, e, slot);
 }
 
@@ -586,8 +629,8 @@ struct hist_map *hist__map_create(const struct hist_map_params *p)
 	/*
 	 * The home slot's sums go inline when no two owners can write one
 	 * line through them: a single cpu slot, or 32-byte slots (two per
-	 * line, the neighbour checked on every home hit, see
-	 * hist__map_home_sums()).  Larger slots straddle lines; they keep
+	 * line, the neighbour checked when an element is created, see
+	 * line_check()).  Larger slots straddle lines; they keep
 	 * their sums in the copies only.
 	 */
 	m->nr_cpus = p->nr_cpus ? p->nr_cpus : 1;

@@ -81,7 +81,7 @@ struct hist_map {
 	 * every element is published CROSSED and only the copies are used) */
 	bool inline_home;
 	/* The other element of a 32-byte slot's cache line is at E ^ NB_XOR
-	 * (0: no other slot's owner can share the line) */
+	 * (0: no other slot's owner can share the line; see fill_claimed()) */
 	uint32_t nb_xor;
 	/* A new element's meta word but its index, and the state bits it is
 	 * published with besides READY, HOME and TAG */
@@ -219,42 +219,10 @@ static inline uint64_t *hist__map_copy_sums(struct hist_map *m, struct hist_map_
 	return m->sums[c] + (size_t)(e->meta & HIST__MAP_IDX_MASK) * m->nr_sums;
 }
 
-/* Mark E CROSSED and return SLOT's copy (out of line: rare). */
+/* Mark E CROSSED, and the other element of its cache line (see "Per-cpu
+ * sums" in map.c), and return SLOT's copy (out of line: rare). */
 uint64_t *hist__map_cross(struct hist_map *m, struct hist_map_elt *e,
 			  uint32_t slot) HIST__INTERNAL;
-
-/*
- * hist__map_nb_same() says whether the other element of E's cache line
- * (E's state is S) leaves E's inline sums usable: it is empty, being
- * published, or the same slot's and not CROSSED.
- *
- * The sums that a hit through E's home SLOT adds to, E's state S showing
- * that home and no CROSSED: the inline ones, unless the other element of
- * E's cache line is another slot's (or CROSSED): two owners writing one
- * line would bounce it between their cpus on every hit, so E is marked
- * CROSSED and SLOT's copy is used (the other element's owner does the
- * same).  Without pcpu_sums NB_XOR is 0 and the inline sums are the sums.
- * INL is hist__map_inline_sums(M, E), which a caller may know cheaper.
- */
-static inline bool hist__map_nb_same(const struct hist_map *m, const struct hist_map_elt *e,
-				     uint32_t s)
-{
-	const struct hist_map_elt *nb =
-		(const struct hist_map_elt *)((uintptr_t)e ^ m->nb_xor);
-	/* Relaxed: a placement hint; no data of NB is read. */
-	uint32_t ns = hist__load_relaxed(&nb->state);
-
-	return hist__likely(!((ns ^ s) & HIST__MAP_OWNER_BITS) ||
-			    (ns & HIST__MAP_FLAGS) != HIST__MAP_READY);
-}
-
-static inline uint64_t *hist__map_home_sums(struct hist_map *m, struct hist_map_elt *e,
-					    uint32_t s, uint32_t slot, uint64_t *inl)
-{
-	if (hist__map_nb_same(m, e, s))
-		return inl;
-	return hist__map_cross(m, e, slot);
-}
 
 /*
  * The sums of E, whose state word is S, that SLOT adds to: the inline
@@ -266,10 +234,8 @@ static inline uint64_t *hist__map_sums_at(struct hist_map *m, struct hist_map_el
 {
 	uint32_t home = hist__map_home_bits(m, slot);
 
-	if (!m->sums)
+	if (!m->sums || hist__likely((s & HIST__MAP_OWNER_BITS) == home))
 		return hist__map_inline_sums(m, e);
-	if (hist__likely((s & HIST__MAP_OWNER_BITS) == home))
-		return hist__map_home_sums(m, e, s, slot, hist__map_inline_sums(m, e));
 	if (!(s & HIST__MAP_CROSSED))
 		return hist__map_cross(m, e, slot);
 	return hist__map_copy_sums(m, e, slot);
@@ -337,6 +303,8 @@ static HIST__MAP_INLINE uint64_t *hist__map_copy_if_used(struct hist_map *m,
  * make no call, and return NULL, having done nothing, where one would be
  * needed (marking an element CROSSED, a copy's first use), so that the
  * caller's inline path saves no registers for calls it does not make.
+ * A home hit is one compare: whether the element's cache line is fit for
+ * its inline sums was settled when the elements were created (map.c).
  */
 static HIST__MAP_INLINE struct hist_map_elt *
 hist__map_probe8(struct hist_map *m, uint64_t k, uint32_t slot, uint32_t home,
@@ -358,9 +326,7 @@ hist__map_probe8(struct hist_map *m, uint64_t k, uint32_t slot, uint32_t home,
 		uint32_t s = hist__load_acquire(&e->state);
 
 		if (hist__likely(s == want && e->data[0] == k)) {
-			if (leaf && !hist__map_nb_same(m, e, s))
-				return NULL;
-			*sums = leaf ? e->data + 1 : hist__map_home_sums(m, e, s, slot, e->data + 1);
+			*sums = e->data + 1;
 			return e;
 		}
 		if (!((s ^ want) & ~HIST__MAP_OWNER_BITS) && e->data[0] == k) {
