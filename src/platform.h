@@ -91,7 +91,16 @@ char *strstr(const char *h, const char *n);
 /* Orders this thread's accesses against a signal handler on the same
  * thread: a compiler barrier, no instruction. */
 #define hist__signal_fence() __atomic_signal_fence(__ATOMIC_SEQ_CST)
-#define hist__cpu_relax() ((void)0)
+/* A spin-wait hint: lets the other hardware thread of the core run and
+ * slows the loop down (x86 PAUSE, Arm YIELD), so a bounded spin lasts
+ * long enough to outwait a claimant that an interrupt held up. */
+#if defined(__x86_64__) || defined(__i386__)
+#define hist__cpu_relax() __builtin_ia32_pause()
+#elif defined(__aarch64__) || defined(__arm__)
+#define hist__cpu_relax() __asm__ __volatile__("yield" ::: "memory")
+#else
+#define hist__cpu_relax() hist__signal_fence()
+#endif
 
 /* Allocation: zeroed memory through the hook set by hist_set_allocator(). */
 void *hist__zalloc(size_t size) HIST__INTERNAL;

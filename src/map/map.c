@@ -106,9 +106,9 @@
  *    for it to turn READY or DEAD before deciding, so two inserts of the
  *    same new key yield one element: the first to claim a slot in the key's
  *    probe chain wins and every later one finds it.  If the spin runs out
- *    (the claimant was preempted) the insert counts a drop and returns NULL
- *    rather than risk a duplicate.  A lookup never waits: an unpublished
- *    element is simply not there yet.
+ *    (the claimant stayed preempted; HIST__MAP_SPIN) the insert counts a
+ *    drop and returns NULL rather than risk a duplicate.  A lookup never
+ *    waits: an unpublished element is simply not there yet.
  * 7. Sums are u64 words updated by relaxed atomic adds and read by relaxed
  *    atomic loads: no ordering, exact once the writers are quiescent.
  * 8. Hits and drops are relaxed atomic adds on the per-cpu block (several
@@ -135,8 +135,14 @@
 #include "platform.h"
 #include "map/map.h"
 
-/* Loads of a BUSY slot before giving up: far longer than a claim takes. */
-#define HIST__MAP_SPIN 8192
+/*
+ * Loads of a BUSY slot before giving up (contract 6).  A claim takes tens
+ * of nanoseconds, but a claimant can be preempted in the middle of one
+ * (userspace threads; the kernel's tracing_map runs with preemption off):
+ * 2^20 paused loads last tens of milliseconds, several scheduler time
+ * slices, so that a drop is left for a claimant that stays off the cpu.
+ */
+#define HIST__MAP_SPIN (1u << 20)
 
 #define HIST__MAP_BITS_MIN 7
 #define HIST__MAP_BITS_MAX 24
