@@ -228,7 +228,7 @@ static HIST__ALWAYS_INLINE void tlist_run(const struct hist__tlist *tl, struct h
 	hist__rec_init(&r, ev, rec, len, hit);
 	r.depth = depth;
 	r.slot = depth ? slot : hist__slot_enter(ev->ctx, hit->cpu);
-	hist__triggers_run((struct hist__tlist *)tl, &r);
+	hist__triggers_run(tl, &r);
 	if (!depth)
 		hist__slot_exit(ev->ctx, r.slot);
 }

@@ -232,7 +232,7 @@ static void run_one(struct hist__trigger *t, struct hist__rec *r)
 	}
 }
 
-void hist__triggers_run(struct hist__tlist *tl, struct hist__rec *r)
+void hist__triggers_run(const struct hist__tlist *tl, struct hist__rec *r)
 {
 	/* traceoff and stacktrace run after the others; the slot rules
 	 * allow at most one of each per event */

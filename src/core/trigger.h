@@ -157,7 +157,7 @@ struct hist__tlist {
 	struct hist__trigger *t[];
 };
 
-void hist__triggers_run(struct hist__tlist *tl, struct hist__rec *r) HIST__INTERNAL;
+void hist__triggers_run(const struct hist__tlist *tl, struct hist__rec *r) HIST__INTERNAL;
 /* Rebuild and publish EV's list after the control list changed. */
 int hist__triggers_publish(struct hist_event *ev) HIST__INTERNAL;
 void hist__triggers_remove_all(struct hist_event *ev) HIST__INTERNAL;

@@ -81,7 +81,7 @@ struct hist_map {
 	 * every element is published CROSSED and only the copies are used) */
 	bool inline_home;
 	/* The other element of a 32-byte slot's cache line is at E ^ NB_XOR
-	 * (0: no other slot's owner can share the line; see fill_claimed()) */
+	 * (0: no other slot's owner can share the line; see line_check()) */
 	uint32_t nb_xor;
 	/* A new element's meta word but its index, and the state bits it is
 	 * published with besides READY, HOME and TAG */
@@ -108,11 +108,12 @@ struct hist_map {
  *	0..15	TAG		16 bits of the key's hash
  *
  * HOME is written with READY (zero while BUSY); it never changes.
- * CROSSED is set once, by the first hit through another slot, and then
- * stays: from then on the home slot adds to its per-cpu copy too, so that
- * the element's line is read-only for everybody and no two cpus hitting a
- * popular key write a common line.  The inline sums stay the home slot's
- * alone (frozen once it sees CROSSED); readers add them and the copies.
+ * CROSSED is set by the first hit through another slot, or at creation
+ * when the element's cache line holds another owner's element (map.c),
+ * and then stays: from then on the home slot adds to its per-cpu copy
+ * too, so that the element's line is read-only for everybody and no two
+ * cpus write a common line.  The inline sums stay the home slot's alone
+ * (frozen once it sees CROSSED); readers add them and the copies.
  */
 #define HIST__MAP_BUSY 0x40000000u
 #define HIST__MAP_READY 0x80000000u
