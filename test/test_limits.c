@@ -523,6 +523,36 @@ static void test_short_records(void)
 	teardown();
 }
 
+/* The same through a lone plain hist (its variant: short records take
+ * the variant's whole-hit half, the rest the inline path). */
+static void test_short_records_simple(void)
+{
+	struct rec r;
+
+	setup();
+	expect("hist:keys=a:vals=b,c", 0, -1);
+	rec_init(&r, 1, 7);
+	memset(r.b + 24, 0x01, 8);
+	memset(r.b + 32, 0x02, 8);
+	hit(&r);
+	/* the record stops before c: b reads, c is 0 */
+	r.len = 32;
+	hit(&r);
+	/* before b: the key alone */
+	r.len = 24;
+	hit(&r);
+	/* in the middle of a: key 0 */
+	rec_init(&r, 1, 0x0102030405060708ull);
+	r.len = 20;
+	hit(&r);
+	hist_text();
+	T_ASSERT(line_with("{ a:          7 }",
+			   "hitcount:          3  b: 144680345676153346  c: 144680345676153346"));
+	T_ASSERT(line_with("{ a:          0 }", "hitcount:          1  b:          0  c:          0"));
+	T_EQU(total("Hits: "), 4);
+	teardown();
+}
+
 static void test_data_loc_out_of_range(void)
 {
 	static const uint32_t bad[] = {
@@ -576,6 +606,7 @@ int main(void)
 	T_RUN(test_deep_expressions);
 	T_RUN(test_strings_255_256_257);
 	T_RUN(test_short_records);
+	T_RUN(test_short_records_simple);
 	T_RUN(test_data_loc_out_of_range);
 	return T_DONE();
 }

@@ -553,21 +553,21 @@ void hist__hist_hit_simple(struct hist__trigger *t, const void *rec, size_t len,
  * hist_event_hit() of an unfiltered simple hist on TL's event, for NV
  * values read as KEY and VAL say: one variant per combination, picked
  * when the trigger is parsed (hist__hist_simple()), so the hit tests no
- * field size.  What the inline path leaves over goes, with the slot
- * still held, to one of two out-of-line halves entered by tail calls:
- * SLOW, the whole hit (a shared slot, a short record), and INS, the
- * insert of the key and values already read; each releases the slot.
- * After the reads the inline path keeps only what INS takes (the hist,
- * the key, the values, the slot): no record, length or hit, so GCC saves
- * fewer registers on every hit.
+ * field size.  What the inline path leaves over goes to one of two
+ * out-of-line halves entered by tail calls: SHORT, the whole hit of a
+ * record too short for the fields, and INS, the insert of the key and
+ * values already read (a new key, a long probe chain, a shared slot),
+ * which releases the slot.  The fields are read before the slot is
+ * taken, so that from then on the inline path keeps only what INS takes
+ * (the hist, the key, the values, the slot): fewer saved registers.
  */
 static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const uint8_t *rec,
 					    size_t len, const struct hist_hit *hit,
 					    const uint32_t nv, const enum rd_kind key,
 					    const enum rd_kind val,
-					    void (*slow)(struct hist__hist *h, const uint8_t *rec,
-							 size_t len, const struct hist_hit *hit,
-							 uint32_t slot),
+					    void (*short_rec)(struct hist__hist *h,
+							      const uint8_t *rec, size_t len,
+							      const struct hist_hit *hit),
 					    void (*ins)(struct hist__hist *h, uint64_t k,
 							uint64_t v1, uint64_t v2, uint32_t slot))
 {
@@ -578,14 +578,14 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 	/* relaxed: as in hist__triggers_run() */
 	if (hist__unlikely(hist__load_relaxed(&tl->fast->paused)))
 		return;
-	slot = hist__slot_take(h->cpus, h->nr_cpus, hit->cpu);
-	if (hist__unlikely(len < h->rd_end || slot == HIST__SLOT_SHARED)) {
-		slow(h, rec, len, hit, slot);
+	if (hist__unlikely(len < h->rd_end)) {
+		short_rec(h, rec, len, hit);
 		return;
 	}
 	simple_read(h, rec, nv, key, val, &k, v);
-	sums = simple_find(h, k, slot);
-	if (hist__unlikely(!sums)) {
+	slot = hist__slot_take(h->cpus, h->nr_cpus, hit->cpu);
+	if (hist__unlikely(slot == HIST__SLOT_SHARED) ||
+	    hist__unlikely(!(sums = simple_find(h, k, slot)))) {
 		ins(h, k, v[1], v[2], slot);
 		return;
 	}
@@ -594,12 +594,14 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 }
 
 #define SIMPLE_HIT(K, V, NV)                                                          \
-	static HIST__NOINLINE void hit_##K##_##V##_##NV##_slow(                       \
+	static HIST__NOINLINE void hit_##K##_##V##_##NV##_short(                      \
 		struct hist__hist *h, const uint8_t *rec, size_t len,                 \
-		const struct hist_hit *hit, uint32_t slot)                            \
+		const struct hist_hit *hit)                                           \
 	{                                                                             \
-		hit_simple_insert(h, rec, len, hit, slot, NV, RD_##K, RD_##V);        \
-		hist__slot_release(h->cpus, slot);                                    \
+		uint32_t slot_ = hist__slot_take(h->cpus, h->nr_cpus, hit->cpu);      \
+                                                                                      \
+		hit_simple_insert(h, rec, len, hit, slot_, NV, RD_##K, RD_##V);       \
+		hist__slot_release(h->cpus, slot_);                                   \
 	}                                                                             \
 	static HIST__NOINLINE void hit_##K##_##V##_##NV##_ins(                        \
 		struct hist__hist *h, uint64_t k, uint64_t v1, uint64_t v2,           \
@@ -615,7 +617,7 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 					 size_t len, const struct hist_hit *hit)      \
 	{                                                                             \
 		hit_variant(tl, rec, len, hit, NV, RD_##K, RD_##V,                    \
-			    hit_##K##_##V##_##NV##_slow, hit_##K##_##V##_##NV##_ins); \
+			    hit_##K##_##V##_##NV##_short, hit_##K##_##V##_##NV##_ins); \
 	}
 #define SIMPLE_HITS(K, V) SIMPLE_HIT(K, V, 1) SIMPLE_HIT(K, V, 2) SIMPLE_HIT(K, V, 3)
 SIMPLE_HITS(ANY, ANY)
