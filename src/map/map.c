@@ -193,8 +193,6 @@ static inline uint64_t load_u64(const void *p)
 static inline uint64_t map_hash(const struct hist_map *m, const void *key)
 {
 	const unsigned char *k = key;
-	uint64_t h;
-	uint32_t i;
 
 	if (hist__unlikely(m->hash != NULL)) {
 		uint32_t h32 = m->hash(key, m->key_size);
@@ -203,12 +201,7 @@ static inline uint64_t map_hash(const struct hist_map *m, const void *key)
 	}
 	if (hist__likely(m->key_size == 8))
 		return hist__map_hash8(load_u64(k));
-	h = 0x9e3779b97f4a7c15ull ^ m->key_size;
-	for (i = 0; i < m->key_size; i += 8) {
-		h = (h ^ load_u64(k + i)) * 0xbf58476d1ce4e5b9ull;
-		h ^= h >> 29;
-	}
-	return hist__map_mix64(h);
+	return hist__map_hash_words(k, m->key_size / 8);
 }
 
 static inline bool key_equal(const struct hist_map *m, const struct hist_map_elt *e,

@@ -81,9 +81,9 @@ static inline struct hist_map_elt *hist__map_insert_cpu(struct hist_map *m, cons
 static inline struct hist_map_elt *hist__map_insert_sums(struct hist_map *m, const void *key,
 							 uint32_t slot, void *init_arg,
 							 uint64_t **sums);
-/* The inline half of that: an 8-byte key K found near its home slot (the
- * hit counted, *SUMS set), or NULL with nothing done; see map_inline.h. */
-static inline struct hist_map_elt *hist__map_find_hit(struct hist_map *m, uint64_t k,
+/* The inline half of that: KEY found near its home slot (the hit
+ * counted, *SUMS set), or NULL with nothing done; see map_inline.h. */
+static inline struct hist_map_elt *hist__map_find_hit(struct hist_map *m, const void *key,
 						      uint32_t slot, uint64_t **sums);
 /* The hit path's first try for a slot's owner; see map_inline.h. */
 static inline uint64_t *hist__map_find_owned(struct hist_map *m, uint64_t k, uint32_t slot);

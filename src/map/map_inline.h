@@ -175,6 +175,22 @@ static inline uint64_t hist__map_mix64(uint64_t x)
 	return x;
 }
 
+/* The hash of a key of WORDS 8-byte words (more than one): each word
+ * mixed in, then a finaliser. */
+static inline uint64_t hist__map_hash_words(const void *key, uint32_t words)
+{
+	const unsigned char *k = key;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ (words * 8u), w;
+	uint32_t i;
+
+	for (i = 0; i < words; i++) {
+		memcpy(&w, k + 8 * i, 8);
+		h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+		h ^= h >> 29;
+	}
+	return hist__map_mix64(h);
+}
+
 /* Whether SLOT's updates are plain stores (contract 10 in map.c). */
 static inline bool hist__map_slot_local(const struct hist_map *m, uint32_t slot)
 {
@@ -345,18 +361,65 @@ hist__map_probe8(struct hist_map *m, uint64_t k, uint32_t slot, uint32_t home,
 }
 
 /*
- * The inline half of hist__map_insert_sums(): finds an 8-byte KEY near its
- * home slot and counts the hit, or returns NULL having done nothing (the
- * key is elsewhere, new, being published, or the map is not fast8); the
- * caller then takes hist__map_insert_sums().
+ * hist__map_find_hit() for a key of more than 8 bytes (strings, compound
+ * keys): the first HIST__MAP_INLINE_PROBES slots of its chain compared
+ * word by word, or NULL having done nothing (a custom hash, the key
+ * further away, new or being published).
  */
 static HIST__MAP_INLINE struct hist_map_elt *
-hist__map_find_hit(struct hist_map *m, uint64_t k, uint32_t slot, uint64_t **sums)
+hist__map_find_words(struct hist_map *m, const void *key, uint32_t slot, uint64_t **sums)
+{
+	uint32_t words = m->key_size / 8, tag, idx, n, i;
+	uint64_t h;
+
+	if (hist__unlikely(m->hash != NULL))
+		return NULL;
+	h = hist__map_hash_words(key, words);
+	tag = HIST__MAP_READY | ((uint32_t)h & HIST__MAP_TAG);
+	idx = (uint32_t)(h >> 32) >> m->shift;
+	for (n = 0; n < HIST__MAP_INLINE_PROBES; n++) {
+		struct hist_map_elt *e =
+			(struct hist_map_elt *)(m->slots + (size_t)idx * m->stride);
+		/* Acquire: pairs with the READY release before the key compare. */
+		uint32_t s = hist__load_acquire(&e->state);
+
+		if ((s & ~HIST__MAP_OWNER_BITS) == tag) {
+			const unsigned char *kb = key;
+			uint64_t w;
+
+			for (i = 0; i < words; i++) {
+				memcpy(&w, kb + 8 * i, 8);
+				if (e->data[i] != w)
+					break;
+			}
+			if (i == words) {
+				*sums = hist__map_sums_other(m, e, s, slot);
+				hist__map_count_hit(m, slot);
+				return e;
+			}
+		}
+		if (!s || (s & HIST__MAP_FLAGS) == HIST__MAP_BUSY)
+			return NULL;
+		idx = (idx + 1) & m->mask;
+	}
+	return NULL;
+}
+
+/*
+ * The inline half of hist__map_insert_sums(): finds KEY near its home
+ * slot and counts the hit, or returns NULL having done nothing (the key
+ * is elsewhere, new, being published, or hashed by a test hook); the
+ * caller then takes hist__map_insert_slow().
+ */
+static HIST__MAP_INLINE struct hist_map_elt *
+hist__map_find_hit(struct hist_map *m, const void *key, uint32_t slot, uint64_t **sums)
 {
 	struct hist_map_elt *e;
+	uint64_t k;
 
 	if (hist__unlikely(!m->fast8))
-		return NULL;
+		return hist__map_find_words(m, key, slot, sums);
+	memcpy(&k, key, 8);
 	e = hist__map_probe8(m, k, slot, hist__map_home_bits(m, slot),
 			     HIST__MAP_INLINE_PROBES, sums, false);
 	if (e)
@@ -391,11 +454,8 @@ static HIST__MAP_INLINE struct hist_map_elt *
 hist__map_insert_sums(struct hist_map *m, const void *key, uint32_t slot, void *init_arg,
 		      uint64_t **sums)
 {
-	struct hist_map_elt *e;
-	uint64_t k;
+	struct hist_map_elt *e = hist__map_find_hit(m, key, slot, sums);
 
-	memcpy(&k, key, 8);	/* key_size >= 8 */
-	e = hist__map_find_hit(m, k, slot, sums);
 	if (hist__likely(e != NULL))
 		return e;
 	e = hist__map_insert_slow(m, key, slot, init_arg);
@@ -404,8 +464,8 @@ hist__map_insert_sums(struct hist_map *m, const void *key, uint32_t slot, void *
 	return e;
 }
 
-static inline struct hist_map_elt *hist__map_insert_cpu(struct hist_map *m, const void *key,
-							uint32_t slot, void *init_arg)
+static HIST__MAP_INLINE struct hist_map_elt *
+hist__map_insert_cpu(struct hist_map *m, const void *key, uint32_t slot, void *init_arg)
 {
 	uint64_t *sums;
 
