@@ -679,11 +679,18 @@ void hist_event_hit(hist_event *ev, const void *rec, size_t len,
 {
 	struct hist__tlist *tl = hist__load_acquire(&ev->triggers);
 
-	if (hist__unlikely(!tl || !hit || !rec)) {
-		hist__event_hit(ev, rec, len, hit, 0, HIST__SLOT_SHARED);
+	/* Three tests, not one combined condition: GCC would compute the
+	 * combination with flag-setting instructions on every hit. */
+	if (hist__unlikely(!tl))
 		return;
-	}
+	if (hist__unlikely(!rec))
+		goto general;
+	if (hist__unlikely(!hit))
+		goto general;
 	tl->hit(tl, rec, len, hit);
+	return;
+general:
+	hist__event_hit(ev, rec, len, hit, 0, HIST__SLOT_SHARED);
 }
 
 /* ---- identity ----------------------------------------------------- */
