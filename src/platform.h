@@ -88,6 +88,34 @@ char *strstr(const char *h, const char *n);
 #define hist__or_relaxed(p, v) ((void)__atomic_fetch_or((p), (v), __ATOMIC_RELAXED))
 #define hist__or_release(p, v) ((void)__atomic_fetch_or((p), (v), __ATOMIC_RELEASE))
 #define hist__fence_seq_cst() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+/*
+ * *P += V for a word that one thread alone writes (a cpu slot's sums and
+ * counters, contract 10 in map.c) and others read with relaxed loads.
+ * The owner may be interrupted by a signal handler that adds to the same
+ * word, so the add must be one instruction: signals are taken between
+ * instructions, never inside one (the kernel's this_cpu_add() rests on
+ * the same fact for interrupts).  x86 has a memory-destination add
+ * without the LOCK prefix: no bus lock, and an aligned 8-byte store is
+ * never torn for a reader.  Other ISAs load and store separately, so they
+ * take a relaxed atomic add (one instruction with Arm LSE); so do TSan
+ * builds, which cannot see into the asm.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define HIST__LOCAL_ADD_ATOMIC 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define HIST__LOCAL_ADD_ATOMIC 1
+#endif
+#endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
+	!defined(HIST__LOCAL_ADD_ATOMIC)
+static inline void hist__add_local(uint64_t *p, uint64_t v)
+{
+	__asm__ __volatile__("addq %1, %0" : "+m"(*p) : "er"(v) : "cc");
+}
+#else
+#define hist__add_local(p, v) hist__add_relaxed((p), (v))
+#endif
 /* Orders this thread's accesses against a signal handler on the same
  * thread: a compiler barrier, no instruction. */
 #define hist__signal_fence() __atomic_signal_fence(__ATOMIC_SEQ_CST)

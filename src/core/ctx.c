@@ -197,9 +197,9 @@ int hist_event_active(const hist_event *ev)
  * stops at 4 nested hist contexts on a CPU; here the buffers live on the
  * stack, so the only nesting to bound is that recursion, and it is
  * carried down the call chain instead of in a shared per-cpu counter.
- * A nested hit keeps its parent's cpu SLOT: it runs from an action, after
- * the parent's map updates are complete, so the slot's owner is not in
- * the middle of a plain add (the rule hist__slot_enter() guards).
+ * A nested hit keeps its parent's cpu SLOT: the slot's adds are single
+ * instructions (hist__slot_own()), so it may add to the words its parent
+ * adds to.
  */
 static HIST__ALWAYS_INLINE void tlist_run(const struct hist__tlist *tl, struct hist_event *ev,
 					  const void *rec, size_t len,
@@ -215,8 +215,6 @@ static HIST__ALWAYS_INLINE void tlist_run(const struct hist__tlist *tl, struct h
 		if (!depth)
 			slot = hist__slot_enter(ev->ctx, hit->cpu);
 		hist__hist_hit_simple(tl->simple, rec, len, hit, slot);
-		if (!depth)
-			hist__slot_exit(ev->ctx, slot);
 		return;
 	}
 	if (!hit) {
@@ -229,8 +227,6 @@ static HIST__ALWAYS_INLINE void tlist_run(const struct hist__tlist *tl, struct h
 	r.depth = depth;
 	r.slot = depth ? slot : hist__slot_enter(ev->ctx, hit->cpu);
 	hist__triggers_run(tl, &r);
-	if (!depth)
-		hist__slot_exit(ev->ctx, r.slot);
 }
 
 void hist__event_hit(struct hist_event *ev, const void *rec, size_t len,

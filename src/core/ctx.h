@@ -22,19 +22,16 @@ struct hist__errlog_entry {
 };
 
 /*
- * One cpu slot (hist_hit.cpu), on a cache line of its own.  WORD holds
- * the slot's OWNER, the first thread that hit through it (set once by
- * CAS from 0, never reset; only it updates the slot's per-cpu sums, with
- * plain stores), and in bit 0 BUSY: set by the owner while one of its
- * hits runs, so that a hit interrupting it (a signal handler) takes the
- * shared path.  One word, so that the owner's check is one compare: a
- * hit owns the slot exactly when WORD equals its SELF (owner, not busy).
+ * One cpu slot (hist_hit.cpu), on a cache line of its own.  OWNER is the
+ * first thread that hit through it: set once by CAS from 0, never reset,
+ * only read afterwards.  Only the owner updates the slot's per-cpu sums,
+ * with single-instruction adds (hist__add_local()), so a signal handler
+ * that interrupts one of its hits and hits through the same slot adds to
+ * the same words without losing either update.
  */
 struct hist__cpu {
-	uintptr_t word;
+	uintptr_t owner;
 } HIST__ALIGNED(HIST__CACHELINE);
-
-#define HIST__CPU_BUSY ((uintptr_t)1)
 
 struct hist_ctx {
 	struct hist_host host;
@@ -82,8 +79,8 @@ void hist__retire(struct hist_ctx *ctx, struct hist__retired *node,
 #define HIST__SLOT_SHARED UINT32_MAX
 
 #ifndef HIST_FREESTANDING
-/* The calling thread's identity: the address of a thread-local word
- * (aligned: bit 0 is free for hist__cpu's BUSY). */
+/* The calling thread's identity: the address of a thread-local word,
+ * unique among the threads alive at once. */
 extern _Thread_local uint64_t hist__self_tls HIST__INTERNAL;
 #define HIST__SELF ((const void *)&hist__self_tls)
 #define HIST__HAVE_SELF 1
@@ -94,62 +91,37 @@ extern _Thread_local uint64_t hist__self_tls HIST__INTERNAL;
 #endif
 
 /*
- * Per-cpu sums.  A host's hit whose thread owns its cpu slot (the first
- * thread to hit through it) and does not interrupt one of its own hits
- * updates the maps with plain stores into that slot's copy of the sums;
- * every other hit (another thread on the same slot, a signal handler on
- * the owner, a generated synthetic event) uses the maps' atomic shared
- * copy.  Totals are exact either way.  The owner check is one relaxed
- * load; BUSY has one writer (the owner), and the signal fences order its
- * stores around the updates as a handler on this thread sees them.
- * Returns the slot (BUSY set; call hist__slot_release()), or SLOT_SHARED.
+ * Per-cpu sums.  A hit whose thread owns its cpu slot (the first thread
+ * to hit through it) updates the maps' copy of that slot with
+ * hist__add_local(); every other hit (another thread on the same slot)
+ * uses the maps' atomic shared copy.  Totals are exact either way.  The
+ * owner check is one relaxed load and compare, and nothing is written
+ * per hit: nesting (a handler, a generated synthetic event) needs no
+ * flag, since the owner's adds are each one instruction.
+ * Returns the slot, or SLOT_SHARED.
  */
-static inline uint32_t hist__slot_take(struct hist__cpu *cpus, uint32_t nr_cpus, uint32_t cpu)
+static inline uint32_t hist__slot_own(struct hist__cpu *cpus, uint32_t nr_cpus, uint32_t cpu)
 {
 	uint32_t slot = cpu < nr_cpus ? cpu : cpu % nr_cpus;
 	struct hist__cpu *c = &cpus[slot];
 	uintptr_t self = (uintptr_t)HIST__SELF;
-	/* Relaxed: the owner part is written once, BUSY only by the owner;
-	 * only the owner's own thread, not busy, compares equal. */
-	uintptr_t w = hist__load_relaxed(&c->word);
+	/* Relaxed: the owner is written once; only its own thread compares
+	 * equal, and that thread wrote it. */
+	uintptr_t w = hist__load_relaxed(&c->owner);
 
 	if (!HIST__HAVE_SELF)
 		return HIST__SLOT_SHARED;
-	if (hist__unlikely(w != self)) {
-		/* Another owner, or this one busy (we interrupt its hit).
-		 * Acq_rel: claims a free slot once; orders nothing else. */
-		if (w || !hist__cas_acq_rel(&c->word, &w, self))
-			return HIST__SLOT_SHARED;
-	}
-	hist__store_relaxed(&c->word, self | HIST__CPU_BUSY);
-	hist__signal_fence();
+	/* Acq_rel: claims a free slot once; orders nothing else. */
+	if (hist__unlikely(w != self) && (w || !hist__cas_acq_rel(&c->owner, &w, self)))
+		return HIST__SLOT_SHARED;
 	return slot;
 }
 
-static inline void hist__slot_release(struct hist__cpu *cpus, uint32_t slot)
-{
-	struct hist__cpu *c;
-
-	if (slot == HIST__SLOT_SHARED)
-		return;
-	hist__signal_fence();
-	/* Relaxed: as in hist__slot_take(); clears BUSY.  Reloaded rather
-	 * than rebuilt from SELF, which the hit would otherwise keep in a
-	 * register across the map's probes. */
-	c = &cpus[slot];
-	hist__store_relaxed(&c->word, hist__load_relaxed(&c->word) & ~HIST__CPU_BUSY);
-}
-
-/* The same on CTX's slots (hist__slot_take() with a copy of CTX->cpus
+/* The same on CTX's slots (hist__slot_own() with a copy of CTX->cpus
  * and nr_cpus serves a hit that has them at hand). */
 static inline uint32_t hist__slot_enter(struct hist_ctx *ctx, uint32_t cpu)
 {
-	return hist__slot_take(ctx->cpus, ctx->opts.nr_cpus, cpu);
-}
-
-static inline void hist__slot_exit(struct hist_ctx *ctx, uint32_t slot)
-{
-	hist__slot_release(ctx->cpus, slot);
+	return hist__slot_own(ctx->cpus, ctx->opts.nr_cpus, cpu);
 }
 
 /* hist_event_hit() for a record generated DEPTH levels inside a hit

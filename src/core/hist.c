@@ -323,7 +323,7 @@ void hist__hist_hit(struct hist__hist *h, struct hist__rec *r)
 	ia.r = r;
 	/* acquire: pairs with the release in hist__hist_clear() */
 	map = hist__load_acquire(&h->map);
-	/* This hit's cpu copy of the sums: plain adds when it owns the slot. */
+	/* This hit's cpu copy of the sums: unlocked adds when it owns the slot. */
 	local = hist__map_slot_local(map, r->slot);
 	elt = hist__map_insert_sums(map, key, r->slot, &ia, &sums);
 	if (!elt)
@@ -398,14 +398,6 @@ static uint64_t rd_field(const struct hist__rd *rd, const uint8_t *data, size_t 
 	return len < rd->end ? 0 : rd_field_in(rd, data, RD_ANY);
 }
 
-/* SUM += V by the only writer of SUM (contract 10 in map.c). */
-static HIST__ALWAYS_INLINE void add_owned(uint64_t *sum, uint64_t v)
-{
-	/* Relaxed load and store: atomic words only so that a concurrent
-	 * reader sees no tear. */
-	hist__store_relaxed(sum, hist__load_relaxed(sum) + v);
-}
-
 _Static_assert(HIST__VALS_MAX == 3, "a simple hit reads at most two values");
 
 /*
@@ -435,14 +427,14 @@ static HIST__ALWAYS_INLINE uint64_t *simple_find(struct hist__hist *h, uint64_t 
 	return hist__map_find_owned(hist__load_acquire(&h->map), k, slot);
 }
 
-/* The hit's plain adds to SUMS, which SLOT owns. */
+/* The hit's unlocked adds to SUMS, which SLOT owns. */
 static HIST__ALWAYS_INLINE void simple_add(uint64_t *sums, const uint32_t nv, const uint64_t *v)
 {
-	add_owned(&sums[0], 1);
+	hist__add_local(&sums[0], 1);
 	if (nv > 1)
-		add_owned(&sums[1], v[1]);
+		hist__add_local(&sums[1], v[1]);
 	if (nv > 2)
-		add_owned(&sums[2], v[2]);
+		hist__add_local(&sums[2], v[2]);
 }
 
 /*
@@ -556,10 +548,10 @@ void hist__hist_hit_simple(struct hist__trigger *t, const void *rec, size_t len,
  * field size.  What the inline path leaves over goes to one of two
  * out-of-line halves entered by tail calls: SHORT, the whole hit of a
  * record too short for the fields, and INS, the insert of the key and
- * values already read (a new key, a long probe chain, a shared slot),
- * which releases the slot.  The fields are read before the slot is
- * taken, so that from then on the inline path keeps only what INS takes
- * (the hist, the key, the values, the slot): fewer saved registers.
+ * values already read (a new key, a long probe chain, a shared slot).
+ * The fields are read before the slot's owner is checked, so that from
+ * then on the inline path keeps only what INS takes (the hist, the key,
+ * the values, the slot): fewer saved registers.
  */
 static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const uint8_t *rec,
 					    size_t len, const struct hist_hit *hit,
@@ -583,14 +575,13 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 		return;
 	}
 	simple_read(h, rec, nv, key, val, &k, v);
-	slot = hist__slot_take(h->cpus, h->nr_cpus, hit->cpu);
+	slot = hist__slot_own(h->cpus, h->nr_cpus, hit->cpu);
 	if (hist__unlikely(slot == HIST__SLOT_SHARED) ||
 	    hist__unlikely(!(sums = simple_find(h, k, slot)))) {
 		ins(h, k, v[1], v[2], slot);
 		return;
 	}
 	simple_add(sums, nv, v);
-	hist__slot_release(h->cpus, slot);
 }
 
 #define SIMPLE_HIT(K, V, NV)                                                          \
@@ -598,10 +589,9 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 		struct hist__hist *h, const uint8_t *rec, size_t len,                 \
 		const struct hist_hit *hit)                                           \
 	{                                                                             \
-		uint32_t slot_ = hist__slot_take(h->cpus, h->nr_cpus, hit->cpu);      \
+		uint32_t slot_ = hist__slot_own(h->cpus, h->nr_cpus, hit->cpu);       \
                                                                                       \
 		hit_simple_insert(h, rec, len, hit, slot_, NV, RD_##K, RD_##V);       \
-		hist__slot_release(h->cpus, slot_);                                   \
 	}                                                                             \
 	static HIST__NOINLINE void hit_##K##_##V##_##NV##_ins(                        \
 		struct hist__hist *h, uint64_t k, uint64_t v1, uint64_t v2,           \
@@ -611,7 +601,6 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 		struct elt_init_arg ia_ = { h, NULL };                                \
                                                                                       \
 		insert_vals(h, k, v_, NV, slot, &ia_);                                \
-		hist__slot_release(h->cpus, slot);                                    \
 	}                                                                             \
 	static void hit_##K##_##V##_##NV(const struct hist__tlist *tl, const uint8_t *rec, \
 					 size_t len, const struct hist_hit *hit)      \

@@ -117,13 +117,14 @@
  *    Insert is lock-free except for the bounded wait in 6, after which it
  *    gives up; it never blocks on another thread indefinitely.
  * 10. Exclusive cpu slots (*_cpu calls with SLOT < nr_cpus): the caller
- *    guarantees that calls with one SLOT never overlap, neither from two
- *    threads nor from a handler interrupting one (see map.h).  Under that
- *    rule the slot's counters, its sum copy and the inline sums of the
- *    elements whose HOME it is have one writer, which updates them with a
- *    relaxed load and a relaxed store; readers load them relaxed (atomic
- *    words: never torn) and are exact once the writer is quiescent, as in
- *    7.  HIST__MAP_SHARED calls use relaxed atomic adds on the shared
+ *    guarantees that calls with one SLOT come from one thread at a time
+ *    (see map.h); a handler that interrupts a call on that thread may make
+ *    its own.  Under that rule the slot's counters, its sum copy and the
+ *    inline sums of the elements whose HOME it is have one writer thread,
+ *    which updates them with hist__add_local(): one instruction, so an
+ *    interrupting handler's add and the interrupted one both land, and no
+ *    locked instruction.  Readers load them relaxed (aligned words: never
+ *    torn) and are exact once the writer is quiescent, as in 7.  HIST__MAP_SHARED calls use relaxed atomic adds on the shared
  *    block, the shared copy and the inline sums of HOME_SHARED elements;
  *    the two kinds never mix on one word.  HOME is published with READY
  *    and never changes, so every hit agrees on whose the inline sums are.
@@ -218,8 +219,8 @@ static struct hist_map_elt *count_drop(struct hist_map *m, uint32_t slot)
 	struct hist__map_pcpu *pc = hist__map_pcpu_of(m, slot);
 
 	if (hist__map_slot_local(m, slot))
-		/* Relaxed load and store: the slot's owner is the only writer. */
-		hist__store_relaxed(&pc->drops, hist__load_relaxed(&pc->drops) + 1);
+		/* One instruction: the slot's owner is the only writer. */
+		hist__add_local(&pc->drops, 1);
 	else
 		/* Relaxed: a statistic; orders nothing. */
 		hist__add_relaxed(&pc->drops, 1);

@@ -30,7 +30,7 @@ struct hist_map_params {
 	 * Per-cpu sums: no locked instruction and no shared cache line
 	 * written per hit.  The slot that creates an element adds to the
 	 * sums inline in it; every other cpu slot adds to its own copy, with
-	 * plain stores; reads add everything up.  The payload then holds only
+	 * unlocked adds; reads add everything up.  The payload then holds only
 	 * the caller's bytes (payload_size does not count the sums).  Use the
 	 * *_cpu functions below; see "Per-cpu sums" in map.c.
 	 */
@@ -62,9 +62,9 @@ struct hist_map_elt *hist__map_insert(struct hist_map *m, const void *key,
 
 /*
  * The SLOT argument of the *_cpu functions: a cpu slot below nr_cpus that
- * the caller owns exclusively (no other call with the same slot runs on
- * this map concurrently, nor interrupts one: one thread per slot, like the
- * kernel's per-cpu data with preemption off), or HIST__MAP_SHARED for a
+ * the caller's thread owns exclusively (no other thread calls with the
+ * same slot; a signal handler on the owner's thread may, like an
+ * interrupt on the kernel's per-cpu data), or HIST__MAP_SHARED for a
  * caller that cannot promise that (atomic updates of a shared copy).
  * Without pcpu_sums every update is atomic and SLOT only spreads counters.
  */

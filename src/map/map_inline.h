@@ -191,7 +191,7 @@ static inline uint64_t hist__map_hash_words(const void *key, uint32_t words)
 	return hist__map_mix64(h);
 }
 
-/* Whether SLOT's updates are plain stores (contract 10 in map.c). */
+/* Whether SLOT's updates are owner adds, hist__add_local() (contract 10 in map.c). */
 static inline bool hist__map_slot_local(const struct hist_map *m, uint32_t slot)
 {
 	return slot < m->nr_cpus && m->sums;
@@ -280,8 +280,8 @@ static inline void hist__map_count_hit(struct hist_map *m, uint32_t slot)
 	if (m->hits_sum0)
 		return;
 	if (hist__likely(hist__map_slot_local(m, slot)))
-		/* Relaxed load and store: the owner is the only writer. */
-		hist__store_relaxed(&pc->hits, hist__load_relaxed(&pc->hits) + 1);
+		/* One instruction: the owner is the only writer (contract 10). */
+		hist__add_local(&pc->hits, 1);
 	else
 		/* Relaxed: a statistic; shared by concurrent callers. */
 		hist__add_relaxed(&pc->hits, 1);
@@ -430,7 +430,7 @@ hist__map_find_hit(struct hist_map *m, const void *key, uint32_t slot, uint64_t 
 /*
  * The hit path's first try, for a caller that owns SLOT (below nr_cpus)
  * of a fast8, hits_sum0, pcpu_sums map (nothing to count besides the
- * sums): the sums this slot adds to with plain stores (contract 10) for
+ * sums): the sums this slot adds to with hist__add_local() (contract 10) for
  * a key K within HIST__MAP_INLINE_PROBES slots, else NULL, having done
  * nothing; hist__map_insert_sums() does the rest.
  */
@@ -476,9 +476,8 @@ hist__map_insert_cpu(struct hist_map *m, const void *key, uint32_t slot, void *i
 static inline void hist__map_sums_add(uint64_t *sums, uint32_t i, uint64_t v, bool local)
 {
 	if (hist__likely(local))
-		/* Relaxed load and store: the slot's owner is the only writer;
-		 * atomic words only so that a concurrent reader sees no tear. */
-		hist__store_relaxed(&sums[i], hist__load_relaxed(&sums[i]) + v);
+		/* The slot's owner is the only writer (contract 10). */
+		hist__add_local(&sums[i], v);
 	else
 		/* Relaxed: a sum orders nothing. */
 		hist__add_relaxed(&sums[i], v);
