@@ -6,6 +6,7 @@
 #include "core/trigger.h"
 #include "filter/filter.h"
 #include "actions/actions.h"
+#include "core/rd.h"
 
 /* Kernel trace clocks that count in ns (common_timestamp.usecs divides
  * only those). */
@@ -21,15 +22,10 @@ static bool clock_in_ns(const char *clock)
 	return false;
 }
 
-struct elt_init_arg {
-	const struct hist__hist *h;
-	struct hist__rec *r;
-};
-
 /* Runs once per element, in the creating thread, before publication. */
 static void elt_init(void *payload, void *arg)
 {
-	const struct elt_init_arg *a = arg;
+	const struct hist__elt_init_arg *a = arg;
 	char *comm;
 
 	if (!a->h->needs_comm)
@@ -291,7 +287,7 @@ void hist__hist_hit(struct hist__hist *h, struct hist__rec *r)
 	uint64_t refs[HIST__REFS_MAX];
 	uint8_t *key = (uint8_t *)keybuf;
 	struct hist__eval e;
-	struct elt_init_arg ia;
+	struct hist__elt_init_arg ia;
 	struct hist_map_elt *elt;
 	struct hist_map *map;
 	uint8_t *payload;
@@ -341,63 +337,6 @@ void hist__hist_hit(struct hist__hist *h, struct hist__rec *r)
 
 /* ---- the simple hist ---------------------------------------------- */
 
-/* How a simple hist's field is read: known at parse time, so the hit
- * path's variant (hist__hist_simple()) reads it without a size test. */
-enum rd_kind { RD_ANY, RD_U64, RD_S32 };
-
-static bool set_rd(struct hist__rd *rd, const struct hist__field *f)
-{
-	uint32_t off, size;
-	bool sgn;
-
-	if (!hist__field_plain_int(f, &off, &size, &sgn))
-		return false;
-	rd->off = off;
-	rd->end = (uint64_t)off + size;
-	rd->size = (uint8_t)size;
-	rd->is_signed = sgn;
-	return true;
-}
-
-static uint64_t max_u64(uint64_t a, uint64_t b)
-{
-	return a > b ? a : b;
-}
-
-/* Field RD of a record that holds it (LEN >= RD->end), read as KIND
- * says when that is a constant. */
-static HIST__ALWAYS_INLINE uint64_t rd_field_in(const struct hist__rd *rd, const uint8_t *data,
-						const enum rd_kind kind)
-{
-	data += rd->off;
-	if (kind == RD_U64 || (kind == RD_ANY && rd->size == 8)) {
-		uint64_t v;
-
-		memcpy(&v, data, 8);
-		return v;
-	}
-	if (kind == RD_S32 || rd->size == 4) {
-		uint32_t v;
-
-		memcpy(&v, data, 4);
-		return kind == RD_S32 || rd->is_signed ? (uint64_t)(int64_t)(int32_t)v : v;
-	}
-	if (rd->size == 2) {
-		uint16_t v;
-
-		memcpy(&v, data, 2);
-		return rd->is_signed ? (uint64_t)(int64_t)(int16_t)v : v;
-	}
-	return rd->is_signed ? (uint64_t)(int64_t)(int8_t)data[0] : data[0];
-}
-
-/* What the field's evaluator returns (ev_field_int), without the call:
- * 0 for a field the record is too short to hold. */
-static uint64_t rd_field(const struct hist__rd *rd, const uint8_t *data, size_t len)
-{
-	return len < rd->end ? 0 : rd_field_in(rd, data, RD_ANY);
-}
-
 _Static_assert(HIST__VALS_MAX == 3, "a simple hit reads at most two values");
 
 /*
@@ -443,7 +382,7 @@ static HIST__ALWAYS_INLINE void simple_add(uint64_t *sums, const uint32_t nv, co
  */
 static HIST__ALWAYS_INLINE void insert_vals(struct hist__hist *h, uint64_t k,
 					    const uint64_t *v, const uint32_t nv, uint32_t slot,
-					    struct elt_init_arg *ia)
+					    struct hist__elt_init_arg *ia)
 {
 	/* acquire: pairs with the release in hist__hist_clear() */
 	struct hist_map *map = hist__load_acquire(&h->map);
@@ -474,7 +413,7 @@ static HIST__ALWAYS_INLINE void hit_simple_insert(struct hist__hist *h, const ui
 {
 	uint64_t k, v[HIST__VALS_MAX] = { 0 };
 	struct hist__rec r;
-	struct elt_init_arg ia = { h, &r };	/* for the comm of .execname */
+	struct hist__elt_init_arg ia = { h, &r };	/* for the comm of .execname */
 	uint32_t i;
 
 	if (hist__likely(len >= h->rd_end)) {
@@ -598,7 +537,7 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 		uint32_t slot)                                                        \
 	{                                                                             \
 		uint64_t v_[HIST__VALS_MAX] = { 0, v1, v2 };                          \
-		struct elt_init_arg ia_ = { h, NULL };                                \
+		struct hist__elt_init_arg ia_ = { h, NULL };                          \
                                                                                       \
 		insert_vals(h, k, v_, NV, slot, &ia_);                                \
 	}                                                                             \

@@ -101,6 +101,10 @@ int hist__triggers_publish(struct hist_event *ev)
 				tl->fast = tl->simple;
 				tl->hit = tl->fast->hist->hit_fast;
 			}
+		} else if (n == 1 && tl->all_hist && !tl->t[0]->filter &&
+			   hist__hist_wide(tl->t[0]->hist)) {
+			tl->fast = tl->t[0];
+			tl->hit = tl->fast->hist->hit_fast;
 		}
 	}
 	old = ev->triggers;

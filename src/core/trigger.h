@@ -120,6 +120,14 @@ struct hist__hist {
 		bool is_signed;
 	} rd_key, rd_vals[HIST__VALS_MAX];
 	uint64_t rd_end;	/* the largest END of those: one length check */
+	/* hist__hist_wide(): the parts of a key wider than 8 bytes, read
+	 * straight from the record into the key's bytes */
+	struct hist__kpart {
+		struct hist__rd rd;	/* an integer part; a string's OFF */
+		uint32_t key_off;	/* where the part starts in the key */
+		uint32_t str_max;	/* a string: bytes kept at most; 0: integer */
+	} kparts[HIST__KEYS_MAX];
+	uint32_t key_words;	/* the key's size in u64 words */
 	/* hist_event_hit() of this hist alone and unfiltered on its event:
 	 * the variant for its field sizes and number of values, and its
 	 * context's cpu slots (copied here, next to what a hit reads) */
@@ -152,7 +160,8 @@ struct hist__tlist {
 	uint32_t all_hist;	/* every trigger is a hist: no post pass */
 	/* the only trigger, a hist that hist__hist_simple() accepts */
 	struct hist__trigger *simple;
-	/* SIMPLE when it has no filter: hist_event_hit()'s inline path */
+	/* the only trigger when it has no filter and a variant of its own
+	 * (SIMPLE, or a hist__hist_wide() one): HIT is its variant */
 	struct hist__trigger *fast;
 	struct hist__trigger *t[];
 };
@@ -164,6 +173,25 @@ void hist__triggers_remove_all(struct hist_event *ev) HIST__INTERNAL;
 
 /* The control list of each event lives in ctx-side storage. */
 struct hist__trigger **hist__event_tlist_head(struct hist_event *ev) HIST__INTERNAL;
+
+/*
+ * Whether H, alone and unfiltered on its event, can take the wide-key
+ * variant (hist_wide.c): keys that are plain integer fields or fixed
+ * char arrays of the record, at most HIST__WIDE_WORDS words in all,
+ * values as hist__hist_simple() takes them, nothing else.  Fills H's
+ * readers and H->hit_fast.  Context: control thread, before the list
+ * holding H is published.
+ */
+bool hist__hist_wide(struct hist__hist *h) HIST__INTERNAL;
+#define HIST__WIDE_WORDS 8
+
+/* What a hist's map hands to its elt_init when a hit creates an element:
+ * the hist, and the record (for the comm of .execname; NULL when the
+ * hist has none to save). */
+struct hist__elt_init_arg {
+	const struct hist__hist *h;
+	struct hist__rec *r;
+};
 
 /* hist trigger: one hit (after pause and filter checks) */
 void hist__hist_hit(struct hist__hist *h, struct hist__rec *r) HIST__INTERNAL;

@@ -108,6 +108,15 @@ static size_t str_field(const struct hist__field *f, struct hist__eval *e,
 	return hist__read_str(f->ef, e->r, s);
 }
 
+bool hist__field_plain_str(const struct hist__field *f, uint32_t *off, uint32_t *size)
+{
+	if (f->str != str_field || !f->ef || f->ef->kind != HIST_FIELD_STRING)
+		return false;
+	*off = f->ef->offset;
+	*size = f->ef->size;
+	return true;
+}
+
 /* A string used as a number: the kernel sums its address (b16). */
 static uint64_t ev_str_addr(const struct hist__field *f, struct hist__eval *e)
 {

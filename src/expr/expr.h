@@ -139,6 +139,11 @@ const char *hist__field_name(const struct hist__field *f) HIST__INTERNAL;
 bool hist__field_plain_int(const struct hist__field *f, uint32_t *off, uint32_t *size,
 			   bool *is_signed) HIST__INTERNAL;
 
+/* True if F is a fixed-size char array of the record read as is: *OFF
+ * and *SIZE are the array's (its text ends at the first NUL or SIZE). */
+bool hist__field_plain_str(const struct hist__field *f, uint32_t *off,
+			   uint32_t *size) HIST__INTERNAL;
+
 /* Evaluate as u64 / as string. */
 static inline uint64_t hist__field_val(const struct hist__field *f,
 				       struct hist__eval *e)

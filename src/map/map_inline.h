@@ -183,6 +183,10 @@ static inline uint64_t hist__map_hash_words(const void *key, uint32_t words)
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ (words * 8u), w;
 	uint32_t i;
 
+	/* Unrolled where WORDS is a constant (the wide-key variants). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 8
+#endif
 	for (i = 0; i < words; i++) {
 		memcpy(&w, k + 8 * i, 8);
 		h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
@@ -443,6 +447,58 @@ static HIST__MAP_INLINE uint64_t *hist__map_find_owned(struct hist_map *m, uint6
 			      &sums, true))
 		return NULL;
 	return sums;
+}
+
+/*
+ * hist__map_find_owned() for a key of WORDS words (the map's key_size / 8,
+ * more than one), at KEY: the sums SLOT (owned, below nr_cpus, of a
+ * hits_sum0, pcpu_sums map) adds to for a key within
+ * HIST__MAP_INLINE_PROBES slots, else NULL having done nothing.  Such
+ * maps keep inline sums only with one cpu slot: with more, every hit
+ * goes through a copy, so the lookup ends in hist__map_copy_if_used().
+ */
+static HIST__MAP_INLINE uint64_t *hist__map_find_owned_words(struct hist_map *m,
+							      const uint64_t *key,
+							      uint32_t words, uint32_t slot)
+{
+	uint32_t home = slot << HIST__MAP_HOME_SHIFT, want, idx, n, i;
+	uint64_t h;
+
+	if (hist__unlikely(m->hash != NULL))
+		return NULL;
+	h = hist__map_hash_words(key, words);
+	want = HIST__MAP_READY | home | ((uint32_t)h & HIST__MAP_TAG);
+	idx = (uint32_t)(h >> 32) >> m->shift;
+	for (n = 0; n < HIST__MAP_INLINE_PROBES; n++) {
+		struct hist_map_elt *e =
+			(struct hist_map_elt *)(m->slots + (size_t)idx * m->stride);
+		/* Acquire: pairs with the READY release before the key compare. */
+		uint32_t s = hist__load_acquire(&e->state);
+
+		if (!((s ^ want) & ~HIST__MAP_OWNER_BITS)) {
+			uint64_t diff = 0;
+
+			/* Every word, no branch: the tag has matched, so
+			 * the key almost always does too. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 8
+#endif
+			for (i = 0; i < words; i++)
+				diff |= e->data[i] ^ key[i];
+			if (!diff) {
+				if (s == want)
+					return e->data + words;
+				/* Not yet CROSSED: the full insert marks it. */
+				if (!(s & HIST__MAP_CROSSED))
+					return NULL;
+				return hist__map_copy_if_used(m, e, slot);
+			}
+		}
+		if (!s || (s & HIST__MAP_FLAGS) == HIST__MAP_BUSY)
+			return NULL;
+		idx = (idx + 1) & m->mask;
+	}
+	return NULL;
 }
 
 /*

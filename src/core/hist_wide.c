@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The hit path of a lone, unfiltered plain hist whose key is wider than
+ * 8 bytes: a fixed char array (keys=comm, keys=name), several integer
+ * fields (keys=pid,cpu,prio), or both.  The general path builds such a
+ * key through each field's evaluator, copies the string after a strnlen
+ * and hashes it on the way to the map; here the key's words are built
+ * straight from the record by readers fixed at parse time, and the map's
+ * first probes run inline.  The key bytes are exactly build_key()'s
+ * (hist.c): the same table, the same output.
+ */
+#include "core/rd.h"
+
+/* The bytes of a word W, in memory order, before its first NUL (*NUL
+ * set), or all of them (*NUL false): little-endian, so the low bytes
+ * come first. */
+static HIST__ALWAYS_INLINE uint64_t before_nul(uint64_t w, bool *nul)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* The lowest flagged byte is the first zero byte (a borrow can only
+	 * flag bytes above a real zero). */
+	uint64_t z = (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
+
+	*nul = z != 0;
+	return z ? w & (((z & -z) >> 7) - 1) : w;
+#else
+	unsigned char b[8];
+	unsigned i;
+
+	memcpy(b, &w, 8);
+	for (i = 0; i < 8 && b[i]; i++)
+		;
+	*nul = i < 8;
+	memset(b + i, 0, 8 - i);
+	memcpy(&w, b, 8);
+	return w;
+#endif
+}
+
+/*
+ * Append the text of the char array at SRC to the key at DST: at most
+ * MAX bytes, up to the first NUL; the key's bytes after it stay zero
+ * (the caller zeroed them).  The record holds every word read.
+ */
+static HIST__ALWAYS_INLINE void put_str(uint8_t *dst, const uint8_t *src, uint32_t max)
+{
+	uint32_t i;
+
+	for (i = 0; i < max; i += 8) {
+		uint64_t w;
+		bool nul;
+
+		memcpy(&w, src + i, 8);
+		if (max - i < 8)
+			w &= (1ull << 8 * (max - i)) - 1;
+		w = before_nul(w, &nul);
+		memcpy(dst + i, &w, 8);
+		if (nul)
+			break;
+	}
+}
+
+/*
+ * The one string part of a key of WORDS words (a constant), read at SRC
+ * and kept to MAX bytes: every word of the key written, those past the
+ * text zero.  No pre-zeroed buffer, no loop left after unrolling.
+ */
+static HIST__ALWAYS_INLINE void put_str_words(uint64_t *key, const uint8_t *src, uint32_t max,
+					      const uint32_t words)
+{
+	bool ended = false;
+	uint32_t i;
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 4
+#endif
+	for (i = 0; i < words; i++) {
+		uint64_t w = 0;
+
+		if (!ended && 8 * i < max) {
+			memcpy(&w, src + 8 * i, 8);
+			if (max - 8 * i < 8)
+				w &= (1ull << 8 * (max - 8 * i)) - 1;
+			w = before_nul(w, &ended);
+		}
+		key[i] = w;
+	}
+}
+
+/* The shapes of wide keys a variant is specialised for. */
+enum wide_kind {
+	WIDE_INTS,	/* integer parts only: one word each, in order */
+	WIDE_STR,	/* one string part */
+	WIDE_ANY,	/* anything else hist__hist_wide() takes */
+};
+
+/*
+ * The key of a record that holds every part (its length at least
+ * H->rd_end), in KEY: WORDS words (H->key_words where the variant knows
+ * it as a constant, else 0) of a key of shape KIND.
+ */
+static HIST__ALWAYS_INLINE void wide_key(const struct hist__hist *h, const uint8_t *rec,
+					 uint64_t *key, const enum wide_kind kind,
+					 const uint32_t words)
+{
+	uint32_t i, n = words ? words : h->key_words;
+
+	if (kind == WIDE_INTS) {
+		for (i = 0; i < n; i++)
+			key[i] = rd_field_in(&h->kparts[i].rd, rec, RD_ANY);
+		return;
+	}
+	if (kind == WIDE_STR && words) {
+		put_str_words(key, rec + h->kparts[0].rd.off, h->kparts[0].str_max, words);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		key[i] = 0;
+	for (i = 0; i < h->nr_keys; i++) {
+		const struct hist__kpart *p = &h->kparts[i];
+
+		if (p->str_max) {
+			put_str((uint8_t *)key + p->key_off, rec + p->rd.off, p->str_max);
+		} else {
+			uint64_t v = rd_field_in(&p->rd, rec, RD_ANY);
+
+			memcpy((uint8_t *)key + p->key_off, &v, 8);
+		}
+	}
+}
+
+/*
+ * A hit the inline probes left over (a new key, a long chain, a shared
+ * cpu slot, an element to mark CROSSED): the map's full insert.  Out of
+ * line, so the inline path keeps no registers for it.
+ */
+static HIST__NOINLINE void wide_insert(struct hist__hist *h, const uint64_t *key, uint64_t v1,
+				       uint64_t v2, uint32_t slot)
+{
+	/* acquire: pairs with the release in hist__hist_clear() */
+	struct hist_map *map = hist__load_acquire(&h->map);
+	bool local = hist__map_slot_local(map, slot);
+	/* no record: .execname hists, which save a comm, take the general path */
+	struct hist__elt_init_arg ia = { h, NULL };
+	struct hist_map_elt *e = hist__map_insert_slow(map, key, slot, &ia);
+	uint64_t *sums;
+
+	if (!e)
+		return;
+	sums = hist__map_sums_of(map, e, slot);
+	hist__map_sums_add(sums, 0, 1, local);
+	if (h->nr_vals > 1)
+		hist__map_sums_add(sums, 1, v1, local);
+	if (h->nr_vals > 2)
+		hist__map_sums_add(sums, 2, v2, local);
+}
+
+/*
+ * hist_event_hit() of TL's lone wide-key hist: NV values, a key of shape
+ * KIND and WORDS words (0: H->key_words, not a constant).  A record too
+ * short for the readers takes the general path, which reads each field
+ * with its bounds (a missing field reads as 0 or "").
+ */
+static HIST__ALWAYS_INLINE void hit_wide(const struct hist__tlist *tl, const uint8_t *rec,
+					 size_t len, const struct hist_hit *hit,
+					 const uint32_t nv, const enum wide_kind kind,
+					 const uint32_t words)
+{
+	struct hist__hist *h = tl->fast->hist;
+	uint64_t key[HIST__WIDE_WORDS], v1 = 0, v2 = 0, *sums;
+	uint32_t slot;
+
+	/* relaxed: as in hist__triggers_run() */
+	if (hist__unlikely(hist__load_relaxed(&tl->fast->paused)))
+		return;
+	if (hist__unlikely(len < h->rd_end)) {
+		hist__tlist_hit_any(tl, rec, len, hit);
+		return;
+	}
+	wide_key(h, rec, key, kind, words);
+	if (nv > 1)
+		v1 = rd_field_in(&h->rd_vals[1], rec, RD_ANY);
+	if (nv > 2)
+		v2 = rd_field_in(&h->rd_vals[2], rec, RD_ANY);
+	slot = hist__slot_own(h->cpus, h->nr_cpus, hit->cpu);
+	/* acquire: pairs with the release in hist__hist_clear() */
+	if (hist__unlikely(slot == HIST__SLOT_SHARED) ||
+	    hist__unlikely(!(sums = hist__map_find_owned_words(hist__load_acquire(&h->map), key,
+								words ? words : h->key_words,
+								slot)))) {
+		wide_insert(h, key, v1, v2, slot);
+		return;
+	}
+	hist__add_local(&sums[0], 1);
+	if (nv > 1)
+		hist__add_local(&sums[1], v1);
+	if (nv > 2)
+		hist__add_local(&sums[2], v2);
+}
+
+/*
+ * One variant per number of values, key shape and size: integer keys
+ * of 2 and 3 fields, one string of 2, 3 or 4 words (up to 31 bytes)
+ * get their loops unrolled; the rest share the general ones.
+ */
+#define WIDE_HIT(NV, K, W)                                                               \
+	static void hit_wide_##NV##_##K##_##W(const struct hist__tlist *tl,              \
+					      const uint8_t *rec, size_t len,            \
+					      const struct hist_hit *hit)                \
+	{                                                                                \
+		hit_wide(tl, rec, len, hit, NV, WIDE_##K, W);                            \
+	}
+#define WIDE_HITS(K, W) WIDE_HIT(1, K, W) WIDE_HIT(2, K, W) WIDE_HIT(3, K, W)
+WIDE_HITS(INTS, 2)
+WIDE_HITS(INTS, 3)
+WIDE_HITS(STR, 2)
+WIDE_HITS(STR, 3)
+WIDE_HITS(STR, 4)
+WIDE_HITS(ANY, 0)
+
+_Static_assert(HIST__VALS_MAX == 3, "one variant per number of values");
+#define WIDE_ROW(K, W) { hit_wide_1_##K##_##W, hit_wide_2_##K##_##W, hit_wide_3_##K##_##W }
+static const hist__tlist_hit_fn wide_ints[2][HIST__VALS_MAX] = {
+	WIDE_ROW(INTS, 2), WIDE_ROW(INTS, 3),
+};
+static const hist__tlist_hit_fn wide_strs[3][HIST__VALS_MAX] = {
+	WIDE_ROW(STR, 2), WIDE_ROW(STR, 3), WIDE_ROW(STR, 4),
+};
+static const hist__tlist_hit_fn wide_any[HIST__VALS_MAX] = WIDE_ROW(ANY, 0);
+
+/* The variant for H's key (kparts filled) and values. */
+static hist__tlist_hit_fn wide_variant(const struct hist__hist *h)
+{
+	uint32_t i, strs = 0, nv = h->nr_vals - 1;
+
+	for (i = 0; i < h->nr_keys; i++)
+		strs += h->kparts[i].str_max != 0;
+	/* integer parts take 8 bytes each, in key order */
+	if (!strs && h->key_words <= 3)
+		return wide_ints[h->key_words - 2][nv];
+	if (strs == 1 && h->nr_keys == 1 && h->key_words <= 4)
+		return wide_strs[h->key_words - 2][nv];
+	return wide_any[nv];
+}
+
+/* Fill P for key field F (at its key offset); false if F is neither a
+ * plain integer field nor a fixed char array. */
+static bool set_kpart(struct hist__kpart *p, const struct hist__field *f, uint64_t *end)
+{
+	uint32_t off, size;
+
+	p->key_off = f->key_offset;
+	p->str_max = 0;
+	if (set_rd(&p->rd, f)) {
+		*end = max_u64(*end, p->rd.end);
+		return true;
+	}
+	if (!hist__field_plain_str(f, &off, &size) || !size)
+		return false;
+	/* build_key() keeps at most key_size - 1 bytes of the text, and
+	 * reads it within the array */
+	p->str_max = size < f->key_size ? size : f->key_size - 1;
+	p->rd.off = off;
+	/* whole words are read: the record must hold them and the array */
+	*end = max_u64(*end, (uint64_t)off + max_u64(size, (p->str_max + 7) & ~7u));
+	return true;
+}
+
+bool hist__hist_wide(struct hist__hist *h)
+{
+	uint64_t end = 0;
+	uint32_t i;
+
+	if (h->single_int_key || h->uses_ts || h->nr_refs || h->nr_vars || h->nr_fvars ||
+	    h->nr_save_vars || h->nr_actions || h->has_self_refs || h->needs_comm ||
+	    h->key_size <= 8 || h->key_size > HIST__WIDE_WORDS * 8 || h->key_size % 8)
+		return false;
+	for (i = 0; i < h->nr_keys; i++)
+		if (!set_kpart(&h->kparts[i], h->keys[i], &end))
+			return false;
+	for (i = 1; i < h->nr_vals; i++) {
+		if (!set_rd(&h->rd_vals[i], h->vals[i]))
+			return false;
+		end = max_u64(end, h->rd_vals[i].end);
+	}
+	h->rd_end = end;
+	h->key_words = h->key_size / 8;
+	h->hit_fast = wide_variant(h);
+	h->cpus = h->ev->ctx->cpus;
+	h->nr_cpus = h->ev->ctx->opts.nr_cpus;
+	return true;
+}

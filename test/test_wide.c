@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The wide-key hit path (src/core/hist_wide.c) against the general one.
+ *
+ * A lone unfiltered hist whose key is a fixed char array, several
+ * integer fields, or both, takes a variant that builds the key's words
+ * straight from the record.  Each trigger below runs on two events of
+ * one schema: as is (the variant) and with a filter that passes every
+ * record (the general path, which reads every field through its
+ * evaluator).  The same random records go to both, and the two hist
+ * files must agree line for line but the trigger info.  The records
+ * have strings with and without a NUL, garbage after the NUL, every
+ * integer size and sign, and some are cut short anywhere.
+ */
+#include "harness.h"
+#include "libhist.h"
+
+#include <stdlib.h>
+
+static const struct hist_field_desc fields[] = {
+	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
+	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
+	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
+	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
+	{ "u8", "u8", 8, 1, 0, HIST_FIELD_INT },
+	{ "s8", "s8", 9, 1, 1, HIST_FIELD_INT },
+	{ "s16", "s16", 10, 2, 1, HIST_FIELD_INT },
+	{ "s32", "int", 12, 4, 1, HIST_FIELD_INT },
+	{ "u64", "u64", 16, 8, 0, HIST_FIELD_INT },
+	{ "u32", "u32", 24, 4, 0, HIST_FIELD_INT },
+	{ "c16", "char[16]", 28, 16, 1, HIST_FIELD_STRING },
+	{ "c20", "char[20]", 44, 20, 1, HIST_FIELD_STRING },
+	{ "c31", "char[31]", 64, 31, 1, HIST_FIELD_STRING },
+	{ "c40", "char[40]", 95, 40, 1, HIST_FIELD_STRING },
+	{ "c8", "char[8]", 135, 8, 1, HIST_FIELD_STRING },
+	{ "c3", "char[3]", 143, 3, 1, HIST_FIELD_STRING },
+};
+#define REC_LEN 146
+
+static int find_event(void *data, const char *sys, const char *name,
+		      struct hist_event_desc *out)
+{
+	(void)data;
+	if (strcmp(sys, "w") || (strcmp(name, "fast") && strcmp(name, "gen")))
+		return -HIST_ENOENT;
+	out->fields = fields;
+	out->nr_fields = sizeof(fields) / sizeof(fields[0]);
+	return 0;
+}
+
+/* ---- records --------------------------------------------------------------- */
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* A string field of SIZE bytes: text from a small alphabet (so that keys
+ * repeat), a NUL somewhere or nowhere, garbage after it. */
+static void put_str(uint8_t *p, uint32_t size)
+{
+	/* mostly short texts, so that keys repeat; now and then one that
+	 * fills the array, with or without a NUL */
+	uint32_t len = (uint32_t)(rnd() % 8 ? rnd() % 3 : size - rnd() % 3), i;
+
+	if (len > size)
+		len = size;
+	for (i = 0; i < size; i++)
+		p[i] = i < len ? (uint8_t)"abc"[rnd() % 3] : rnd() % 4 ? (uint8_t)rnd() : 0;
+	if (len < size)
+		p[len] = 0;
+}
+
+static size_t make_rec(uint8_t *r)
+{
+	uint32_t i;
+	size_t len = REC_LEN;
+
+	memset(r, 0, REC_LEN + 64);
+	for (i = 4; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		const struct hist_field_desc *f = &fields[i];
+
+		if (f->kind == HIST_FIELD_STRING) {
+			put_str(r + f->offset, f->size);
+		} else {
+			/* few distinct values: 0..3, their negatives */
+			uint64_t v = rnd() % 4;
+
+			if (rnd() % 2)
+				v = -v;
+			memcpy(r + f->offset, &v, f->size);
+		}
+	}
+	/* the bytes past the record are never part of a key */
+	for (i = REC_LEN; i < REC_LEN + 64; i++)
+		r[i] = (uint8_t)rnd();
+	if (rnd() % 16 == 0)
+		len = (size_t)(rnd() % REC_LEN);
+	return len;
+}
+
+/* ---- output ---------------------------------------------------------------- */
+
+struct text {
+	char b[1 << 20];
+	size_t len;
+};
+
+static struct text out_fast, out_gen;
+
+static int to_text(void *arg, const char *buf, size_t len)
+{
+	struct text *t = arg;
+
+	if (len > sizeof(t->b) - 1 - t->len)
+		return -HIST_E2BIG;
+	memcpy(t->b + t->len, buf, len);
+	t->len += len;
+	t->b[t->len] = 0;
+	return 0;
+}
+
+/* EV's hist file without its trigger info line. */
+static const char *hist_text(hist_event *ev, struct text *t)
+{
+	char *info, *eol;
+
+	t->len = 0;
+	t->b[0] = 0;
+	T_EQ(hist_event_print_hist(ev, to_text, t), 0);
+	info = strstr(t->b, "# trigger info:");
+	if (info && (eol = strchr(info, '\n')))
+		memmove(info, eol + 1, strlen(eol + 1) + 1);
+	return t->b;
+}
+
+/* ---- the comparison -------------------------------------------------------- */
+
+#define RECORDS 30000
+
+static void compare(const char *cmd)
+{
+	struct hist_host host = { .find_event = find_event };
+	hist_ctx *ctx = hist_ctx_create(&host, &(struct hist_ctx_opts){ .nr_cpus = 4 }, NULL);
+	hist_event *fast = ctx ? hist_event_lookup(ctx, "w", "fast") : NULL;
+	hist_event *gen = ctx ? hist_event_lookup(ctx, "w", "gen") : NULL;
+	uint8_t rec[REC_LEN + 64];
+	char gcmd[512];
+	uint32_t i;
+
+	T_ASSERT(fast && gen);
+	if (!fast || !gen) {
+		hist_ctx_destroy(ctx);
+		return;
+	}
+	snprintf(gcmd, sizeof(gcmd), "%s if common_type != 4242", cmd);
+	T_EQ(hist_trigger_parse(fast, cmd, NULL), 0);
+	T_EQ(hist_trigger_parse(gen, gcmd, NULL), 0);
+	for (i = 0; i < RECORDS; i++) {
+		size_t len = make_rec(rec);
+		/* cpus 0..3 own their slots; 7 folds onto 3 */
+		struct hist_hit h = { .ts = i, .cpu = (uint32_t)(rnd() % 5 == 4 ? 7 : rnd() % 4),
+				      .pid = -1 };
+
+		hist_event_hit(fast, rec, len, &h);
+		hist_event_hit(gen, rec, len, &h);
+	}
+	hist_text(fast, &out_fast);
+	hist_text(gen, &out_gen);
+	if (strcmp(out_fast.b, out_gen.b)) {
+		const char *a = out_fast.b, *b = out_gen.b;
+
+		while (*a && *a == *b)
+			a++, b++;
+		while (a > out_fast.b && a[-1] != '\n')
+			a--, b--;
+		T_FAILF("%s: the variant and the general path differ:\n%.300s\n--- general:\n%.300s",
+			cmd, a, b);
+	}
+	/* the keys really repeat and differ */
+	T_ASSERT(strstr(out_fast.b, "Entries: 1\n") == NULL);
+	hist_ctx_destroy(ctx);
+}
+
+/* One string: 2, 3 and 4 words unrolled, 5 words general. */
+static void test_string_keys(void)
+{
+	compare("hist:keys=c16");
+	compare("hist:keys=c20");
+	compare("hist:keys=c31");
+	compare("hist:keys=c40");
+}
+
+/* Strings that do not make a wide key (8 bytes and less) still agree. */
+static void test_short_string_keys(void)
+{
+	compare("hist:keys=c8");
+	compare("hist:keys=c3:vals=u64");
+}
+
+/* Values: none, one, two; every integer size as a value. */
+static void test_values(void)
+{
+	compare("hist:keys=c16:vals=u64");
+	compare("hist:keys=c16:vals=s8,u32");
+	compare("hist:keys=c20:vals=s16,s32:sort=s16");
+}
+
+/* Integer keys: two and three fields of every size and sign. */
+static void test_integer_keys(void)
+{
+	compare("hist:keys=u8,s16");
+	compare("hist:keys=s8,u32:vals=u64");
+	compare("hist:keys=s32,u64,s16:vals=u8,s8");
+	compare("hist:keys=common_pid,s8,u32");
+}
+
+/* Strings and integers together, in either order, and modifiers that
+ * keep the key's bytes (.hex, .sym print differently). */
+static void test_mixed_keys(void)
+{
+	compare("hist:keys=c16,s32");
+	compare("hist:keys=s32,c16:vals=u64");
+	compare("hist:keys=c16,c20,u8");
+	compare("hist:keys=u64.hex,c31");
+	compare("hist:keys=c3,s16");
+}
+
+/* Keys the variant does not take: a modifier that changes the value. */
+static void test_other_keys(void)
+{
+	compare("hist:keys=u64.log2,c16");
+	compare("hist:keys=c16,s32.buckets=2");
+}
+
+int main(void)
+{
+	T_RUN(test_string_keys);
+	T_RUN(test_short_string_keys);
+	T_RUN(test_values);
+	T_RUN(test_integer_keys);
+	T_RUN(test_mixed_keys);
+	T_RUN(test_other_keys);
+	return T_DONE();
+}
