@@ -470,13 +470,8 @@ void hist__hist_hit_simple(struct hist__trigger *t, const void *rec, size_t len,
 	/* relaxed: as in hist__triggers_run() */
 	if (hist__load_relaxed(&t->paused))
 		return;
-	if (t->filter) {
-		struct hist__rec r;
-
-		hist__rec_init(&r, t->hist->ev, rec, len, hit);
-		if (!hist__filter_match(t->filter, &r))
-			return;
-	}
+	if (t->filter && !hist__filter_match_data(t->filter, t->hist->ev, rec, len, hit))
+		return;
 	hit_simple(t->hist, rec, len, hit, slot);
 }
 

@@ -1004,6 +1004,7 @@ struct hist_filter *hist__filter_compile(const struct hist_event *ev,
 	struct fparse p = { .ev = ev, .err = err ? err : &dummy };
 	struct hist_filter *f = NULL;
 	char *buf = NULL;
+	uint32_t i;
 
 	p.err->code = 0;
 	p.err->msg = HIST_FILTER_ERR_NONE;
@@ -1030,6 +1031,10 @@ struct hist_filter *hist__filter_compile(const struct hist_event *ev,
 	f->text = buf;
 	f->nr = p.nr_preds;
 	f->preds = p.preds;
+	f->plain = true;
+	for (i = 0; i < f->nr; i++)
+		if (f->preds[i].kind != PK_INT || f->preds[i].fd.kind != HIST_FIELD_INT)
+			f->plain = false;
 	buf = NULL;
 	p.preds = NULL;
 out:

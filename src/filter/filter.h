@@ -30,6 +30,16 @@ struct hist_filter *hist__filter_compile(const struct hist_event *ev,
 /* True if the record in R matches.  Context: any thread; no allocation. */
 bool hist__filter_match(const struct hist_filter *f, struct hist__rec *r) HIST__INTERNAL;
 
+/*
+ * hist__filter_match() of the record DATA (LEN bytes) of EV hit as HIT,
+ * without a hist__rec when F only compares integer fields with
+ * constants (the common `if pid == 1` or `if bytes > 4096 && cpu < 4`).
+ * Context: any thread; no allocation.
+ */
+bool hist__filter_match_data(const struct hist_filter *f, const struct hist_event *ev,
+			     const void *data, size_t len,
+			     const struct hist_hit *hit) HIST__INTERNAL;
+
 void hist__filter_destroy(struct hist_filter *f) HIST__INTERNAL;
 /* Storage for retiring F (hist__retire()). */
 struct hist__retired *hist__filter_retire_node(struct hist_filter *f) HIST__INTERNAL;

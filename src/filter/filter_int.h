@@ -57,6 +57,9 @@ struct hist_filter {
 	char *text;
 	uint32_t nr;
 	struct fpred *preds;
+	/* every predicate compares an integer field of the record with a
+	 * constant: hist__filter_match_data() needs no hist__rec */
+	bool plain;
 	struct hist__retired retire;	/* replaced event filters */
 };
 

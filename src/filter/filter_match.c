@@ -48,9 +48,10 @@ static bool scalar_vs_mask(int op, uint64_t cpu, const uint64_t *m)
 	}
 }
 
-static bool match_int(const struct fpred *p, struct hist__rec *r)
+/* The value V of an integer field against P's constant. */
+static HIST__ALWAYS_INLINE bool cmp_int(const struct fpred *p, uint64_t v)
 {
-	uint64_t v = hist__read_int(&p->fd, r), c = p->val;
+	uint64_t c = p->val;
 	bool sgn = p->fd.is_signed;
 
 	switch (p->op) {
@@ -70,6 +71,11 @@ static bool match_int(const struct fpred *p, struct hist__rec *r)
 		return (v & c) != 0;
 	}
 	return false;
+}
+
+static bool match_int(const struct fpred *p, struct hist__rec *r)
+{
+	return cmp_int(p, hist__read_int(&p->fd, r));
 }
 
 /* The current cpu compares as the kernel's int; '&' never matches. */
@@ -392,6 +398,28 @@ bool hist__filter_match(const struct hist_filter *f, struct hist__rec *r)
 		i = pred_match(p, r) ? p->t : p->f;
 	}
 	return i == f->nr;
+}
+
+bool hist__filter_match_data(const struct hist_filter *f, const struct hist_event *ev,
+			     const void *data, size_t len, const struct hist_hit *hit)
+{
+	struct hist__rec r;
+	uint32_t i = 0;
+
+	if (!f)
+		return true;
+	if (!data)
+		len = 0;
+	if (f->plain) {
+		while (i < f->nr) {
+			const struct fpred *p = &f->preds[i];
+
+			i = cmp_int(p, hist__int_at(&p->fd, data, len)) ? p->t : p->f;
+		}
+		return i == f->nr;
+	}
+	hist__rec_init(&r, ev, data, len, hit);
+	return hist__filter_match(f, &r);
 }
 
 int hist_filter_match(const hist_filter *f, const void *rec, size_t len,

@@ -2,42 +2,6 @@
 /* Event descriptors and per-kind field accessors. */
 #include "schema/schema.h"
 
-static uint64_t sign_extend(uint64_t v, uint32_t size, bool is_signed)
-{
-	if (!is_signed || size >= 8)
-		return v;
-	{
-		unsigned shift = 64 - size * 8;
-
-		return (uint64_t)((int64_t)(v << shift) >> shift);
-	}
-}
-
-static uint64_t read_le(const uint8_t *p, uint32_t size)
-{
-	/* Records are in host byte order, like the kernel's own reads. */
-	switch (size) {
-	case 1:
-		return p[0];
-	case 2: {
-		uint16_t v;
-		memcpy(&v, p, 2);
-		return v;
-	}
-	case 4: {
-		uint32_t v;
-		memcpy(&v, p, 4);
-		return v;
-	}
-	case 8: {
-		uint64_t v;
-		memcpy(&v, p, 8);
-		return v;
-	}
-	}
-	return 0;
-}
-
 static bool in_record(const struct hist__rec *r, uint32_t off, uint32_t size)
 {
 	return (uint64_t)off + size <= r->len;
@@ -46,10 +10,7 @@ static bool in_record(const struct hist__rec *r, uint32_t off, uint32_t size)
 static uint64_t int_read_int(const struct hist_field_desc *f,
 			     const struct hist__rec *r)
 {
-	if (!in_record(r, f->offset, f->size))
-		return 0;
-	return sign_extend(read_le(r->data + f->offset, f->size), f->size,
-			   f->is_signed);
+	return hist__int_at(f, r->data, r->len);
 }
 
 static size_t no_str(const struct hist_field_desc *f, const struct hist__rec *r,
@@ -102,7 +63,7 @@ int hist__field_loc(const struct hist_field_desc *f, const struct hist__rec *r,
 
 	if (f->size < 4 || !in_record(r, f->offset, 4))
 		return -1;
-	word = (uint32_t)read_le(r->data + f->offset, 4);
+	word = (uint32_t)hist__read_le(r->data + f->offset, 4);
 	o = word & 0xffff;
 	l = word >> 16;
 	if (f->kind == HIST_FIELD_REL_STRING || f->kind == HIST_FIELD_REL_ARRAY)
@@ -169,7 +130,7 @@ unsigned hist__read_stack(const struct hist_field_desc *f,
 		return 0;
 	}
 	while (n < max && (n + 1) * 8 <= len) {
-		uint64_t v = read_le(r->data + off + n * 8, 8);
+		uint64_t v = hist__read_le(r->data + off + n * 8, 8);
 
 		if (!v)
 			break;

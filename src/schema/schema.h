@@ -81,6 +81,56 @@ const struct hist_field_desc *hist__event_field(const struct hist_event *ev,
 /* True for the kinds that hold text. */
 bool hist__field_is_string(const struct hist_field_desc *f) HIST__INTERNAL;
 
+/* SIZE (1, 2, 4 or 8; else 0) bytes at P as an unsigned integer: records
+ * are in host byte order, like the kernel's own reads. */
+static inline uint64_t hist__read_le(const uint8_t *p, uint32_t size)
+{
+	switch (size) {
+	case 1:
+		return p[0];
+	case 2: {
+		uint16_t v;
+
+		memcpy(&v, p, 2);
+		return v;
+	}
+	case 4: {
+		uint32_t v;
+
+		memcpy(&v, p, 4);
+		return v;
+	}
+	case 8: {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		return v;
+	}
+	}
+	return 0;
+}
+
+static inline uint64_t hist__sign_extend(uint64_t v, uint32_t size, bool is_signed)
+{
+	unsigned shift;
+
+	if (!is_signed || size >= 8)
+		return v;
+	shift = 64 - size * 8;
+	return (uint64_t)((int64_t)(v << shift) >> shift);
+}
+
+/* What hist__read_int() returns for an integer field F (HIST_FIELD_INT)
+ * of the record DATA, LEN bytes: 0 when the record does not hold it. */
+static inline uint64_t hist__int_at(const struct hist_field_desc *f, const uint8_t *data,
+				    size_t len)
+{
+	if ((uint64_t)f->offset + f->size > len)
+		return 0;
+	return hist__sign_extend(hist__read_le(data + f->offset, f->size), f->size,
+				 f->is_signed);
+}
+
 static inline uint64_t hist__read_int(const struct hist_field_desc *f,
 				      const struct hist__rec *r)
 {
