@@ -21,7 +21,9 @@
  *      be serialised by the host: one control thread at a time.
  *   2. hist_event_hit() may run on any number of threads at once, and
  *      concurrently with every control call.  It never allocates, never
- *      blocks and never calls stdio.
+ *      blocks and never calls stdio.  It may also be called from a signal
+ *      handler (an interrupt, in a kernel shim) that interrupted another
+ *      hist_event_hit() on the same thread: both hits count.
  *   3. A hit sees each event's trigger list either before or after a
  *      control call changed it, never a half-built one: lists are rebuilt
  *      and published with a release store.
