@@ -46,6 +46,10 @@ static const struct bench_contender *const contenders[] = {
  */
 static const struct bench_workload workloads[] = {
 	{ "u1k", "1 thread, 1K keys (in cache)", WK_UNIFORM, BK_U64, 1, 1024, 11, false, true },
+	/* 2t_disj's map on one thread: its 2K keys fill the 2K entries, so
+	 * probe chains are those of a table half full, where u1k's are a
+	 * quarter full (the floor's private tables in 2t_disj are too) */
+	{ "u2k", "1 thread, 2K keys filling 2K entries", WK_UNIFORM, BK_U64, 1, 2048, 11, false, true },
 	{ "u1m", "1 thread, 1M keys (past the LLC)", WK_UNIFORM, BK_U64, 1, 1000000, 20, false, true },
 	{ "zipf1m", "1 thread, Zipf s=1 over 1M keys", WK_ZIPF, BK_U64, 1, 1000000, 20, false, true },
 	{ "comm", "1 thread, string key comm, 1K", WK_UNIFORM, BK_COMM, 1, 1024, 11, false, true },
