@@ -124,7 +124,8 @@
  *    which updates them with hist__add_local(): one instruction, so an
  *    interrupting handler's add and the interrupted one both land, and no
  *    locked instruction.  Readers load them relaxed (aligned words: never
- *    torn) and are exact once the writer is quiescent, as in 7.  HIST__MAP_SHARED calls use relaxed atomic adds on the shared
+ *    torn) and are exact once the writer is quiescent, as in 7.
+ *    HIST__MAP_SHARED calls use relaxed atomic adds on the shared
  *    block, the shared copy and the inline sums of HOME_SHARED elements;
  *    the two kinds never mix on one word.  HOME is published with READY
  *    and never changes, so every hit agrees on whose the inline sums are.
