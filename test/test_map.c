@@ -1015,6 +1015,65 @@ static void test_pcpu_basic(void)
 	hist__map_destroy(m);
 }
 
+/* The first try, when whether the key is absent does not matter. */
+static uint64_t *find_owned(struct hist_map *m, uint64_t k, uint32_t slot)
+{
+	bool absent = false;
+
+	return hist__map_find_owned(m, k, slot, &absent);
+}
+
+/*
+ * The first try says when a key is not in the map (its probe met an
+ * empty slot), and only then; such a key is a drop without a second
+ * probe once the map is full (hist__map_drop_absent()), and only then.
+ */
+static void test_first_try_absent(void)
+{
+	struct hist_map_params p = { .bits = 7, .key_size = 8, .nr_sums = 2, .nr_cpus = 2,
+				     .pcpu_sums = true, .hits_sum0 = true };
+	struct hist_map *m = hist__map_create(&p);
+	uint64_t k, *s;
+	uint32_t in = 0, absent_seen = 0;
+	bool absent;
+
+	T_ASSERT(m != NULL);
+	if (!m)
+		return;
+	absent = false;
+	T_ASSERT(hist__map_find_owned(m, 1, 0, &absent) == NULL && absent);
+	/* not full: the full insert takes the key */
+	T_ASSERT(!hist__map_drop_absent(m, 0));
+	T_EQU(hist__map_drops(m), 0);
+	for (k = 1; k <= 128; k++)
+		if (hist__map_insert_sums(m, &k, (uint32_t)(k & 1), NULL, &s))
+			in++;
+	T_EQ(in, 128);
+	T_EQ(hist__map_entries(m), 128);
+	/* every key present: found, or left to the full insert (further
+	 * than the inline probes, or to be marked CROSSED), never absent */
+	for (k = 1; k <= 128; k++) {
+		absent = false;
+		s = hist__map_find_owned(m, k, (uint32_t)(k & 1), &absent);
+		T_ASSERT(!absent);
+	}
+	/* new keys on the full map: absent where the probe met an empty
+	 * slot, and then a drop on the caller's slot */
+	for (k = 1000; k < 1200; k++) {
+		absent = false;
+		s = hist__map_find_owned(m, k, 1, &absent);
+		T_ASSERT(s == NULL);
+		if (!absent)
+			continue;
+		absent_seen++;
+		T_ASSERT(hist__map_drop_absent(m, 1));
+	}
+	T_ASSERT(absent_seen > 100);
+	T_EQU(hist__map_drops(m), absent_seen);
+	T_EQ(hist__map_entries(m), 128);
+	hist__map_destroy(m);
+}
+
 /*
  * The sums SLOT adds to for K (element E): not the inline ones HOME, and
  * the same whether found by the first try or the full insert.  The first
@@ -1025,12 +1084,12 @@ static void test_pcpu_basic(void)
 static uint64_t *copy_of(struct hist_map *m, struct hist_map_elt *e, uint64_t k,
 			 uint32_t slot, const uint64_t *home)
 {
-	uint64_t *first = hist__map_find_owned(m, k, slot), *s = NULL;
+	uint64_t *first = find_owned(m, k, slot), *s = NULL;
 
 	T_ASSERT(first != home);
 	T_ASSERT(hist__map_insert_sums(m, &k, slot, NULL, &s) == e);
 	T_ASSERT(s != NULL && s != home && (!first || first == s));
-	T_ASSERT(s == hist__map_find_owned(m, k, slot));
+	T_ASSERT(s == find_owned(m, k, slot));
 	return s;
 }
 
@@ -1054,7 +1113,7 @@ static void test_pcpu_home(void)
 	if (!m)
 		return;
 	/* Not there yet: the first try does nothing. */
-	T_ASSERT(hist__map_find_owned(m, k, 0) == NULL);
+	T_ASSERT(find_owned(m, k, 0) == NULL);
 	e = hist__map_insert_sums(m, &k, 0, NULL, &s);
 	T_ASSERT(e != NULL);
 	if (!e)
@@ -1063,7 +1122,7 @@ static void test_pcpu_home(void)
 	hist__map_sums_add(s, 1, 5, true);
 	/* Slot 0 created it: its first try finds the inline sums, right
 	 * after the key. */
-	home = hist__map_find_owned(m, k, 0);
+	home = find_owned(m, k, 0);
 	T_ASSERT(home == s && s == e->data + 1);
 	for (i = 0; i < 3; i++) {
 		hist__map_sums_add(home, 0, 1, true);
@@ -1118,7 +1177,7 @@ static void test_pcpu_home(void)
 
 			/* The first try gives up where the element must be
 			 * marked CROSSED first; the full insert does it. */
-			s = hist__map_find_owned(m, key, key & 1);
+			s = find_owned(m, key, key & 1);
 			T_ASSERT(s != NULL || other);
 			if (!s)
 				T_ASSERT(hist__map_insert_sums(m, &key, key & 1, NULL, &s) ==
@@ -1291,6 +1350,7 @@ int main(void)
 	T_RUN(test_snapshot_sort_1m);
 	T_RUN(test_pcpu_basic);
 	T_RUN(test_pcpu_home);
+	T_RUN(test_first_try_absent);
 	T_RUN(test_pcpu_keys);
 	T_RUN(test_pcpu_stress);
 	T_RUN(test_stress);

@@ -357,13 +357,15 @@ static HIST__ALWAYS_INLINE void simple_read(const struct hist__hist *h, const ui
 
 /*
  * The sums an owned SLOT adds K's hit to, for a key found near its home
- * (hist__map_find_owned()), else NULL having done nothing.
+ * (hist__map_find_owned()), else NULL having done nothing, *ABSENT set
+ * when K is not in the map.
  */
-static HIST__ALWAYS_INLINE uint64_t *simple_find(struct hist__hist *h, uint64_t k, uint32_t slot)
+static HIST__ALWAYS_INLINE uint64_t *simple_find(struct hist__hist *h, uint64_t k, uint32_t slot,
+						 bool *absent)
 {
 	/* An owned slot is below the context's nr_cpus, the maps' too.
 	 * Acquire: pairs with the release in hist__hist_clear(). */
-	return hist__map_find_owned(hist__load_acquire(&h->map), k, slot);
+	return hist__map_find_owned(hist__load_acquire(&h->map), k, slot, absent);
 }
 
 /* The hit's unlocked adds to SUMS, which SLOT owns. */
@@ -438,11 +440,12 @@ static HIST__ALWAYS_INLINE bool hit_simple_fast(struct hist__hist *h, const uint
 						size_t len, uint32_t slot, const uint32_t nv)
 {
 	uint64_t k, v[HIST__VALS_MAX] = { 0 }, *sums;
+	bool absent = false;
 
 	if (hist__unlikely(len < h->rd_end || slot == HIST__SLOT_SHARED))
 		return false;
 	simple_read(h, data, nv, RD_ANY, RD_ANY, &k, v);
-	sums = simple_find(h, k, slot);
+	sums = simple_find(h, k, slot, &absent);
 	if (hist__unlikely(!sums))
 		return false;
 	simple_add(sums, nv, v);
@@ -482,10 +485,11 @@ void hist__hist_hit_simple(struct hist__trigger *t, const void *rec, size_t len,
  * field size.  What the inline path leaves over goes to one of two
  * out-of-line halves entered by tail calls: SHORT, the whole hit of a
  * record too short for the fields, and INS, the insert of the key and
- * values already read (a new key, a long probe chain, a shared slot).
- * The fields are read before the slot's owner is checked, so that from
- * then on the inline path keeps only what INS takes (the hist, the key,
- * the values, the slot): fewer saved registers.
+ * values already read (a new key, a long probe chain, a shared slot),
+ * told when the first try found the key absent (a drop, if the map is
+ * full).  The fields are read before the slot's owner is checked, so
+ * that from then on the inline path keeps only what INS takes (the hist,
+ * the key, the values, the slot): fewer saved registers.
  */
 static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const uint8_t *rec,
 					    size_t len, const struct hist_hit *hit,
@@ -495,10 +499,12 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 							      const uint8_t *rec, size_t len,
 							      const struct hist_hit *hit),
 					    void (*ins)(struct hist__hist *h, uint64_t k,
-							uint64_t v1, uint64_t v2, uint32_t slot))
+							uint64_t v1, uint64_t v2, uint32_t slot,
+							bool absent))
 {
 	struct hist__hist *h = tl->fast->hist;
 	uint64_t k, v[HIST__VALS_MAX] = { 0 }, *sums;
+	bool absent = false;
 	uint32_t slot;
 
 	/* relaxed: as in hist__triggers_run() */
@@ -511,11 +517,19 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 	simple_read(h, rec, nv, key, val, &k, v);
 	slot = hist__slot_own(h->cpus, h->nr_cpus, hit->cpu);
 	if (hist__unlikely(slot == HIST__SLOT_SHARED) ||
-	    hist__unlikely(!(sums = simple_find(h, k, slot)))) {
-		ins(h, k, v[1], v[2], slot);
+	    hist__unlikely(!(sums = simple_find(h, k, slot, &absent)))) {
+		ins(h, k, v[1], v[2], slot, absent);
 		return;
 	}
 	simple_add(sums, nv, v);
+}
+
+/* A key the first try through owned SLOT found absent from H's map:
+ * a drop, counted, when the map is full. */
+static bool drop_absent(struct hist__hist *h, uint32_t slot)
+{
+	/* acquire: pairs with the release in hist__hist_clear() */
+	return hist__map_drop_absent(hist__load_acquire(&h->map), slot);
 }
 
 #define SIMPLE_HIT(K, V, NV)                                                          \
@@ -529,11 +543,13 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 	}                                                                             \
 	static HIST__NOINLINE void hit_##K##_##V##_##NV##_ins(                        \
 		struct hist__hist *h, uint64_t k, uint64_t v1, uint64_t v2,           \
-		uint32_t slot)                                                        \
+		uint32_t slot, bool absent)                                           \
 	{                                                                             \
 		uint64_t v_[HIST__VALS_MAX] = { 0, v1, v2 };                          \
 		struct hist__elt_init_arg ia_ = { h, NULL };                          \
                                                                                       \
+		if (absent && drop_absent(h, slot))                                   \
+			return;                                                       \
 		insert_vals(h, k, v_, NV, slot, &ia_);                                \
 	}                                                                             \
 	static void hit_##K##_##V##_##NV(const struct hist__tlist *tl, const uint8_t *rec, \

@@ -131,20 +131,25 @@ static HIST__ALWAYS_INLINE void wide_key(const struct hist__hist *h, const uint8
 
 /*
  * A hit the inline probes left over (a new key, a long chain, a shared
- * cpu slot, an element to mark CROSSED): the map's full insert.  Out of
- * line, so the inline path keeps no registers for it.
+ * cpu slot, an element to mark CROSSED; ABSENT: they found no key):
+ * the map's full insert.  Out of line, so the inline path keeps no
+ * registers for it.
  */
 static HIST__NOINLINE void wide_insert(struct hist__hist *h, const uint64_t *key, uint64_t v1,
-				       uint64_t v2, uint32_t slot)
+				       uint64_t v2, uint32_t slot, bool absent)
 {
 	/* acquire: pairs with the release in hist__hist_clear() */
 	struct hist_map *map = hist__load_acquire(&h->map);
 	bool local = hist__map_slot_local(map, slot);
 	/* no record: .execname hists, which save a comm, take the general path */
 	struct hist__elt_init_arg ia = { h, NULL };
-	struct hist_map_elt *e = hist__map_insert_slow(map, key, slot, &ia);
+	struct hist_map_elt *e;
 	uint64_t *sums;
 
+	/* a key the first try found absent, the map full: a drop */
+	if (absent && hist__map_drop_absent(map, slot))
+		return;
+	e = hist__map_insert_slow(map, key, slot, &ia);
 	if (!e)
 		return;
 	sums = hist__map_sums_of(map, e, slot);
@@ -168,6 +173,7 @@ static HIST__ALWAYS_INLINE void hit_wide(const struct hist__tlist *tl, const uin
 {
 	struct hist__hist *h = tl->fast->hist;
 	uint64_t key[HIST__WIDE_WORDS], v1 = 0, v2 = 0, *sums;
+	bool absent = false;
 	uint32_t slot;
 
 	/* relaxed: as in hist__triggers_run() */
@@ -187,8 +193,8 @@ static HIST__ALWAYS_INLINE void hit_wide(const struct hist__tlist *tl, const uin
 	if (hist__unlikely(slot == HIST__SLOT_SHARED) ||
 	    hist__unlikely(!(sums = hist__map_find_owned_words(hist__load_acquire(&h->map), key,
 								words ? words : h->key_words,
-								slot)))) {
-		wide_insert(h, key, v1, v2, slot);
+								slot, &absent)))) {
+		wide_insert(h, key, v1, v2, slot, absent);
 		return;
 	}
 	hist__add_local(&sums[0], 1);

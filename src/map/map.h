@@ -86,7 +86,16 @@ static inline struct hist_map_elt *hist__map_insert_sums(struct hist_map *m, con
 static inline struct hist_map_elt *hist__map_find_hit(struct hist_map *m, const void *key,
 						      uint32_t slot, uint64_t **sums);
 /* The hit path's first try for a slot's owner; see map_inline.h. */
-static inline uint64_t *hist__map_find_owned(struct hist_map *m, uint64_t k, uint32_t slot);
+static inline uint64_t *hist__map_find_owned(struct hist_map *m, uint64_t k, uint32_t slot,
+					     bool *absent);
+/*
+ * For a key a first try through owned SLOT found absent: when the map is
+ * full, count the drop and return true (no element can be created any
+ * more, so the full insert would drop the key too, after probing its
+ * chain again); else false: take hist__map_insert_slow().
+ * Context: any thread, lock-free.
+ */
+bool hist__map_drop_absent(struct hist_map *m, uint32_t slot) HIST__INTERNAL;
 struct hist_map_elt *hist__map_insert_slow(struct hist_map *m, const void *key,
 					   uint32_t slot, void *init_arg) HIST__INTERNAL;
 

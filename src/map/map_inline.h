@@ -324,12 +324,14 @@ static HIST__MAP_INLINE uint64_t *hist__map_copy_if_used(struct hist_map *m,
  * make no call, and return NULL, having done nothing, where one would be
  * needed (marking an element CROSSED, a copy's first use), so that the
  * caller's inline path saves no registers for calls it does not make.
+ * ABSENT (NULL, or a flag the caller set false): set when an empty slot
+ * ended the look, i.e. the key is not in the map.
  * A home hit is one compare: whether the element's cache line is fit for
  * its inline sums was settled when the elements were created (map.c).
  */
 static HIST__MAP_INLINE struct hist_map_elt *
 hist__map_probe8(struct hist_map *m, uint64_t k, uint32_t slot, uint32_t home,
-		 uint32_t nprobes, uint64_t **sums, const bool leaf)
+		 uint32_t nprobes, uint64_t **sums, const bool leaf, bool *absent)
 {
 	uint64_t h = hist__map_hash8(k);
 	/* The state of K's element at home: READY, HOME, the tag */
@@ -357,7 +359,12 @@ hist__map_probe8(struct hist_map *m, uint64_t k, uint32_t slot, uint32_t home,
 				return NULL;
 			return e;
 		}
-		if (!s || (s & HIST__MAP_FLAGS) == HIST__MAP_BUSY)
+		if (!s) {
+			if (absent)
+				*absent = true;
+			return NULL;
+		}
+		if ((s & HIST__MAP_FLAGS) == HIST__MAP_BUSY)
 			return NULL;
 		idx = (idx + 1) & m->mask;
 	}
@@ -425,7 +432,7 @@ hist__map_find_hit(struct hist_map *m, const void *key, uint32_t slot, uint64_t 
 		return hist__map_find_words(m, key, slot, sums);
 	memcpy(&k, key, 8);
 	e = hist__map_probe8(m, k, slot, hist__map_home_bits(m, slot),
-			     HIST__MAP_INLINE_PROBES, sums, false);
+			     HIST__MAP_INLINE_PROBES, sums, false, NULL);
 	if (e)
 		hist__map_count_hit(m, slot);
 	return e;
@@ -434,17 +441,19 @@ hist__map_find_hit(struct hist_map *m, const void *key, uint32_t slot, uint64_t 
 /*
  * The hit path's first try, for a caller that owns SLOT (below nr_cpus)
  * of a fast8, hits_sum0, pcpu_sums map (nothing to count besides the
- * sums): the sums this slot adds to with hist__add_local() (contract 10) for
- * a key K within HIST__MAP_INLINE_PROBES slots, else NULL, having done
- * nothing; hist__map_insert_sums() does the rest.
+ * sums): the sums this slot adds to with hist__add_local() (contract 10)
+ * for a key K within HIST__MAP_INLINE_PROBES slots, else NULL having
+ * done nothing, with *ABSENT (which the caller set false) set when K is
+ * not in the map; hist__map_drop_absent() and hist__map_insert_sums()
+ * do the rest.
  */
 static HIST__MAP_INLINE uint64_t *hist__map_find_owned(struct hist_map *m, uint64_t k,
-							uint32_t slot)
+							uint32_t slot, bool *absent)
 {
 	uint64_t *sums;
 
 	if (!hist__map_probe8(m, k, slot, slot << HIST__MAP_HOME_SHIFT, HIST__MAP_INLINE_PROBES,
-			      &sums, true))
+			      &sums, true, absent))
 		return NULL;
 	return sums;
 }
@@ -453,13 +462,15 @@ static HIST__MAP_INLINE uint64_t *hist__map_find_owned(struct hist_map *m, uint6
  * hist__map_find_owned() for a key of WORDS words (the map's key_size / 8,
  * more than one), at KEY: the sums SLOT (owned, below nr_cpus, of a
  * hits_sum0, pcpu_sums map) adds to for a key within
- * HIST__MAP_INLINE_PROBES slots, else NULL having done nothing.  Such
+ * HIST__MAP_INLINE_PROBES slots, else NULL having done nothing, with
+ * *ABSENT set as hist__map_find_owned() says.  Such
  * maps keep inline sums only with one cpu slot: with more, every hit
  * goes through a copy, so the lookup ends in hist__map_copy_if_used().
  */
 static HIST__MAP_INLINE uint64_t *hist__map_find_owned_words(struct hist_map *m,
 							      const uint64_t *key,
-							      uint32_t words, uint32_t slot)
+							      uint32_t words, uint32_t slot,
+							      bool *absent)
 {
 	uint32_t home = slot << HIST__MAP_HOME_SHIFT, want, idx, n, i;
 	uint64_t h;
@@ -494,7 +505,11 @@ static HIST__MAP_INLINE uint64_t *hist__map_find_owned_words(struct hist_map *m,
 				return hist__map_copy_if_used(m, e, slot);
 			}
 		}
-		if (!s || (s & HIST__MAP_FLAGS) == HIST__MAP_BUSY)
+		if (!s) {
+			*absent = true;
+			return NULL;
+		}
+		if ((s & HIST__MAP_FLAGS) == HIST__MAP_BUSY)
 			return NULL;
 		idx = (idx + 1) & m->mask;
 	}
