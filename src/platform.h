@@ -130,6 +130,28 @@ static inline void hist__add_local(uint64_t *p, uint64_t v)
 #define hist__cpu_relax() hist__signal_fence()
 #endif
 
+/*
+ * The calling thread's thread pointer, read in one instruction where the
+ * ABI keeps one there: the x86-64 ABI puts the address of the thread's
+ * control block at %fs:0 (glibc and musl alike), unique among the
+ * threads alive at once.  Elsewhere HIST__HAVE_THREAD_POINTER is 0 and
+ * the caller takes the address of a thread-local word instead.
+ */
+#if defined(__x86_64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__)) && \
+	!defined(HIST_FREESTANDING)
+#define HIST__HAVE_THREAD_POINTER 1
+static inline uintptr_t hist__thread_pointer(void)
+{
+	uintptr_t p;
+
+	/* Not volatile: the same value everywhere in one thread. */
+	__asm__("mov %%fs:0, %0" : "=r"(p));
+	return p;
+}
+#else
+#define HIST__HAVE_THREAD_POINTER 0
+#endif
+
 /* Allocation: zeroed memory through the hook set by hist_set_allocator(). */
 void *hist__zalloc(size_t size) HIST__INTERNAL;
 void hist__free(void *p) HIST__INTERNAL;

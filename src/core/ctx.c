@@ -6,7 +6,7 @@
 #include "output/fmt.h"
 
 #define NEST_MAX 4 /* the kernel's task, softirq, irq, NMI levels */
-#ifndef HIST_FREESTANDING
+#if !HIST__HAVE_THREAD_POINTER && !defined(HIST_FREESTANDING)
 _Thread_local uint64_t hist__self_tls;
 #endif
 

@@ -78,9 +78,13 @@ void hist__retire(struct hist_ctx *ctx, struct hist__retired *node,
 /* The shared (atomic) path of the maps, for hits without a cpu slot. */
 #define HIST__SLOT_SHARED UINT32_MAX
 
-#ifndef HIST_FREESTANDING
-/* The calling thread's identity: the address of a thread-local word,
- * unique among the threads alive at once. */
+#if HIST__HAVE_THREAD_POINTER
+/* The calling thread's identity, unique among the threads alive at
+ * once: its thread pointer (one load), */
+#define HIST__SELF ((const void *)hist__thread_pointer())
+#define HIST__HAVE_SELF 1
+#elif !defined(HIST_FREESTANDING)
+/* or the address of a thread-local word. */
 extern _Thread_local uint64_t hist__self_tls HIST__INTERNAL;
 #define HIST__SELF ((const void *)&hist__self_tls)
 #define HIST__HAVE_SELF 1
