@@ -228,15 +228,9 @@ static struct hist_map_elt *count_drop(struct hist_map *m, uint32_t slot)
 	return NULL;
 }
 
-bool hist__map_drop_absent(struct hist_map *m, uint32_t slot)
+void hist__map_count_drop(struct hist_map *m, uint32_t slot)
 {
-	/* Relaxed: NR_ELTS never falls on a map in use (contract 5; a clear
-	 * swaps in a fresh map), and at or past capacity no claim succeeds,
-	 * so the key cannot be published by anyone. */
-	if (hist__load_relaxed(&m->nr_elts) < m->capacity)
-		return false;
 	count_drop(m, slot);
-	return true;
 }
 
 /* Contract 6: returns the state once it is no longer BUSY, or BUSY on timeout. */

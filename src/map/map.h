@@ -95,7 +95,9 @@ static inline uint64_t *hist__map_find_owned(struct hist_map *m, uint64_t k, uin
  * chain again); else false: take hist__map_insert_slow().
  * Context: any thread, lock-free.
  */
-bool hist__map_drop_absent(struct hist_map *m, uint32_t slot) HIST__INTERNAL;
+static inline bool hist__map_drop_absent(struct hist_map *m, uint32_t slot);
+/* Count one drop for SLOT (its own counter, or the shared one). */
+void hist__map_count_drop(struct hist_map *m, uint32_t slot) HIST__INTERNAL;
 struct hist_map_elt *hist__map_insert_slow(struct hist_map *m, const void *key,
 					   uint32_t slot, void *init_arg) HIST__INTERNAL;
 

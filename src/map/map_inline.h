@@ -543,6 +543,17 @@ hist__map_insert_cpu(struct hist_map *m, const void *key, uint32_t slot, void *i
 	return hist__map_insert_sums(m, key, slot, init_arg, &sums);
 }
 
+static inline bool hist__map_drop_absent(struct hist_map *m, uint32_t slot)
+{
+	/* Relaxed: NR_ELTS never falls on a map in use (contract 5; a clear
+	 * swaps in a fresh map), and at or past capacity no claim succeeds,
+	 * so the key cannot be published by anyone. */
+	if (hist__load_relaxed(&m->nr_elts) < m->capacity)
+		return false;
+	hist__map_count_drop(m, slot);
+	return true;
+}
+
 /* Add V to SUMS[I]; LOCAL from hist__map_slot_local() for the same slot. */
 static inline void hist__map_sums_add(uint64_t *sums, uint32_t i, uint64_t v, bool local)
 {
