@@ -2,8 +2,9 @@
 /*
  * Shared fixtures of the engine tests: sched_switch, sched_waking and
  * kmem_kmalloc as Linux 6.1 lays them out (kmalloc with an extra
- * __data_loc string and a fixed array, to reach every field kind), and a
- * writer that collects printed text in a buffer.
+ * __data_loc string and a fixed array, to reach every field kind), a
+ * generic key/value event of the concurrency tests, and a writer that
+ * collects printed text in a buffer.
  */
 #ifndef HIST_TEST_EVENTS_H
 #define HIST_TEST_EVENTS_H
@@ -51,6 +52,26 @@ static const struct hist_field_desc kmalloc_fields[] = {
 	{ "node", "int", 48, 4, 1, HIST_FIELD_INT },
 	{ "filename", "__data_loc char[]", 52, 4, 1, HIST_FIELD_DYN_STRING },
 	{ "args", "unsigned long[6]", 56, 48, 0, HIST_FIELD_ARRAY },
+};
+
+/* The concurrency tests' event: a u64 key, a u64 value, a name. */
+struct kv_rec {
+	uint16_t type;
+	uint8_t flags, pc;
+	int32_t pid;
+	uint64_t key;
+	uint64_t val;
+	char name[16];
+};
+
+static const struct hist_field_desc kv_fields[] = {
+	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
+	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
+	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
+	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
+	{ "key", "u64", 8, 8, 0, HIST_FIELD_INT },
+	{ "val", "u64", 16, 8, 0, HIST_FIELD_INT },
+	{ "name", "char[16]", 24, 16, 1, HIST_FIELD_STRING },
 };
 
 struct buf {

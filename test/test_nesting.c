@@ -18,27 +18,11 @@
  */
 #include "harness.h"
 #include "libhist.h"
+#include "test_events.h"
 
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/time.h>
-
-struct rec {
-	uint16_t type;
-	uint8_t flags, pc;
-	int32_t pid;
-	uint64_t key;
-	uint64_t val;
-};
-
-static const struct hist_field_desc fields[] = {
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
-	{ "key", "u64", 8, 8, 0, HIST_FIELD_INT },
-	{ "val", "u64", 16, 8, 0, HIST_FIELD_INT },
-};
 
 #define HANDLER_HITS_MIN 3000	/* the loop runs until the handler has hit this often */
 #define MAIN_NEW_EVERY 4096	/* the main loop inserts a new key this often */
@@ -61,7 +45,7 @@ static int find_event(void *data, const char *system, const char *name,
 
 static void hit(uint64_t key, uint64_t val)
 {
-	struct rec r = { .type = 1, .pid = 1, .key = key, .val = val };
+	struct kv_rec r = { .type = 1, .pid = 1, .key = key, .val = val };
 	struct hist_hit h = { .cpu = 0, .pid = -1 };
 
 	hist_event_hit(g_ev, &r, sizeof(r), &h);
@@ -89,8 +73,8 @@ static void set_timer(long usecs)
 static void run(const char *cmd)
 {
 	struct hist_host host = { .find_event = find_event };
-	struct hist_event_desc d = { .system = "t", .name = "ev", .fields = fields,
-				     .nr_fields = sizeof(fields) / sizeof(fields[0]) };
+	struct hist_event_desc d = { .system = "t", .name = "ev", .fields = kv_fields,
+				     .nr_fields = sizeof(kv_fields) / sizeof(kv_fields[0]) };
 	struct sigaction sa;
 	const struct hist_read_entry *e;
 	hist_reader *rd;

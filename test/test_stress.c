@@ -24,6 +24,7 @@
  */
 #include "harness.h"
 #include "libhist.h"
+#include "test_events.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -36,25 +37,6 @@
 #define HITS_MAX 150000	/* per thread: then they wait for the stop */
 #define CONTROL_OPS 400		/* control operations, at least */
 #define FILTER_BELOW 50
-
-struct rec {
-	uint16_t type;
-	uint8_t flags, pc;
-	int32_t pid;
-	uint64_t key;
-	uint64_t val;
-	char name[16];
-};
-
-static const struct hist_field_desc fields[] = {
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
-	{ "key", "u64", 8, 8, 0, HIST_FIELD_INT },
-	{ "val", "u64", 16, 8, 0, HIST_FIELD_INT },
-	{ "name", "char[16]", 24, 16, 1, HIST_FIELD_STRING },
-};
 
 /* ---- the host: an epoch per hitter for synchronize ---------------------- */
 
@@ -93,8 +75,8 @@ static int find_event(void *data, const char *sys, const char *name,
 	(void)data;
 	if (strcmp(sys, "stress") || (strcmp(name, "a") && strcmp(name, "b")))
 		return -HIST_ENOENT;
-	out->fields = fields;
-	out->nr_fields = sizeof(fields) / sizeof(fields[0]);
+	out->fields = kv_fields;
+	out->nr_fields = sizeof(kv_fields) / sizeof(kv_fields[0]);
 	return 0;
 }
 
@@ -122,7 +104,7 @@ static void *hitter_main(void *arg)
 		struct hist_hit hit = { .ts = i, .cpu = h->id, .pid = -1 };
 		unsigned e = (unsigned)(rng_next(&seed) & 1);
 		uint64_t key = 1 + rng_next(&seed) % NR_KEYS;
-		struct rec r;
+		struct kv_rec r;
 
 		memset(&r, 0, sizeof(r));
 		r.pid = (int32_t)(100 + h->id);
