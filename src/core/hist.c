@@ -479,10 +479,11 @@ void hist__hist_hit_simple(struct hist__trigger *t, const void *rec, size_t len,
 }
 
 /*
- * hist_event_hit() of an unfiltered simple hist on TL's event, for NV
- * values read as KEY and VAL say: one variant per combination, picked
- * when the trigger is parsed (hist__hist_simple()), so the hit tests no
- * field size.  What the inline path leaves over goes to one of two
+ * hist_event_hit() of a simple hist alone on TL's event, for NV values
+ * read as KEY and VAL say: one variant per combination, picked when the
+ * trigger is parsed (hist__hist_simple()), so the hit tests no field
+ * size.  FILTERED: the trigger has a filter of integer fields only,
+ * evaluated from the record first.  What the inline path leaves over goes to one of two
  * out-of-line halves entered by tail calls: SHORT, the whole hit of a
  * record too short for the fields, and INS, the insert of the key and
  * values already read (a new key, a long probe chain, a shared slot),
@@ -494,7 +495,7 @@ void hist__hist_hit_simple(struct hist__trigger *t, const void *rec, size_t len,
 static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const uint8_t *rec,
 					    size_t len, const struct hist_hit *hit,
 					    const uint32_t nv, const enum rd_kind key,
-					    const enum rd_kind val,
+					    const enum rd_kind val, const bool filtered,
 					    void (*short_rec)(struct hist__hist *h,
 							      const uint8_t *rec, size_t len,
 							      const struct hist_hit *hit),
@@ -509,6 +510,8 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 
 	/* relaxed: as in hist__triggers_run() */
 	if (hist__unlikely(hist__load_relaxed(&tl->fast->paused)))
+		return;
+	if (filtered && !hist__filter_match_data(tl->fast->filter, h->ev, rec, len, hit))
 		return;
 	if (hist__unlikely(len < h->rd_end)) {
 		short_rec(h, rec, len, hit);
@@ -555,7 +558,7 @@ static bool drop_absent(struct hist__hist *h, uint32_t slot)
 	static void hit_##K##_##V##_##NV(const struct hist__tlist *tl, const uint8_t *rec, \
 					 size_t len, const struct hist_hit *hit)      \
 	{                                                                             \
-		hit_variant(tl, rec, len, hit, NV, RD_##K, RD_##V,                    \
+		hit_variant(tl, rec, len, hit, NV, RD_##K, RD_##V, false,             \
 			    hit_##K##_##V##_##NV##_short, hit_##K##_##V##_##NV##_ins); \
 	}
 #define SIMPLE_HITS(K, V) SIMPLE_HIT(K, V, 1) SIMPLE_HIT(K, V, 2) SIMPLE_HIT(K, V, 3)
@@ -573,6 +576,22 @@ static const hist__tlist_hit_fn simple_hits[3][2][3] = {
 	[RD_U64] = { SIMPLE_ROW(U64, ANY), SIMPLE_ROW(U64, U64) },
 	[RD_S32] = { SIMPLE_ROW(S32, ANY), SIMPLE_ROW(S32, U64) },
 };
+
+/* The filtered variants: one per number of values, any field sizes (a
+ * filter's own reads cost more than the sizes' tests), sharing the
+ * halves of the unfiltered ANY variants. */
+#define FILTERED_HIT(NV)                                                              \
+	static void hit_filtered_##NV(const struct hist__tlist *tl, const uint8_t *rec, \
+				      size_t len, const struct hist_hit *hit)         \
+	{                                                                             \
+		hit_variant(tl, rec, len, hit, NV, RD_ANY, RD_ANY, true,              \
+			    hit_ANY_ANY_##NV##_short, hit_ANY_ANY_##NV##_ins);        \
+	}
+FILTERED_HIT(1)
+FILTERED_HIT(2)
+FILTERED_HIT(3)
+static const hist__tlist_hit_fn filtered_hits[3] = { hit_filtered_1, hit_filtered_2,
+						     hit_filtered_3 };
 
 static enum rd_kind rd_kind_of(const struct hist__rd *rd)
 {
@@ -601,6 +620,7 @@ bool hist__hist_simple(struct hist__hist *h)
 			val = RD_ANY;
 	}
 	h->hit_fast = simple_hits[rd_kind_of(&h->rd_key)][val == RD_U64][h->nr_vals - 1];
+	h->hit_filtered = filtered_hits[h->nr_vals - 1];
 	h->cpus = h->ev->ctx->cpus;
 	h->nr_cpus = h->ev->ctx->opts.nr_cpus;
 	return true;

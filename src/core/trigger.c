@@ -96,10 +96,15 @@ int hist__triggers_publish(struct hist_event *ev)
 		if (n == 1 && tl->all_hist && hist__hist_simple(tl->t[0]->hist)) {
 			tl->simple = tl->t[0];
 			/* The variants leave .execname's comm to the general
-			 * simple path (their insert half has no record). */
-			if (!tl->simple->filter && !tl->simple->hist->needs_comm) {
+			 * simple path (their insert half has no record), and
+			 * filters that read more than integer fields too. */
+			if (!tl->simple->hist->needs_comm && !tl->simple->filter) {
 				tl->fast = tl->simple;
 				tl->hit = tl->fast->hist->hit_fast;
+			} else if (!tl->simple->hist->needs_comm &&
+				   hist__filter_plain(tl->simple->filter)) {
+				tl->fast = tl->simple;
+				tl->hit = tl->fast->hist->hit_filtered;
 			}
 		} else if (n == 1 && tl->all_hist && !tl->t[0]->filter &&
 			   hist__hist_wide(tl->t[0]->hist)) {

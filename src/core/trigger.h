@@ -132,6 +132,9 @@ struct hist__hist {
 	 * the variant for its field sizes and number of values, and its
 	 * context's cpu slots (copied here, next to what a hit reads) */
 	hist__tlist_hit_fn hit_fast;
+	/* the same for this hist alone with a filter of integer fields only
+	 * (hist__filter_plain()), checked from the record before the rest */
+	hist__tlist_hit_fn hit_filtered;
 	struct hist__cpu *cpus;
 	uint32_t nr_cpus;
 };

@@ -40,6 +40,10 @@ bool hist__filter_match_data(const struct hist_filter *f, const struct hist_even
 			     const void *data, size_t len,
 			     const struct hist_hit *hit) HIST__INTERNAL;
 
+/* Whether F only compares integer fields with constants: the case
+ * hist__filter_match_data() evaluates without a hist__rec. */
+bool hist__filter_plain(const struct hist_filter *f) HIST__INTERNAL;
+
 void hist__filter_destroy(struct hist_filter *f) HIST__INTERNAL;
 /* Storage for retiring F (hist__retire()). */
 struct hist__retired *hist__filter_retire_node(struct hist_filter *f) HIST__INTERNAL;

@@ -400,26 +400,40 @@ bool hist__filter_match(const struct hist_filter *f, struct hist__rec *r)
 	return i == f->nr;
 }
 
+bool hist__filter_plain(const struct hist_filter *f)
+{
+	return f && f->plain;
+}
+
+/* hist__filter_match_data() of a filter that is not plain: out of line,
+ * so that the plain one's path keeps no hist__rec on its stack. */
+static HIST__NOINLINE bool match_data_rec(const struct hist_filter *f,
+					  const struct hist_event *ev, const void *data,
+					  size_t len, const struct hist_hit *hit)
+{
+	struct hist__rec r;
+
+	hist__rec_init(&r, ev, data, len, hit);
+	return hist__filter_match(f, &r);
+}
+
 bool hist__filter_match_data(const struct hist_filter *f, const struct hist_event *ev,
 			     const void *data, size_t len, const struct hist_hit *hit)
 {
-	struct hist__rec r;
 	uint32_t i = 0;
 
 	if (!f)
 		return true;
 	if (!data)
 		len = 0;
-	if (f->plain) {
-		while (i < f->nr) {
-			const struct fpred *p = &f->preds[i];
+	if (!f->plain)
+		return match_data_rec(f, ev, data, len, hit);
+	while (i < f->nr) {
+		const struct fpred *p = &f->preds[i];
 
-			i = cmp_int(p, hist__int_at(&p->fd, data, len)) ? p->t : p->f;
-		}
-		return i == f->nr;
+		i = cmp_int(p, hist__int_at(&p->fd, data, len)) ? p->t : p->f;
 	}
-	hist__rec_init(&r, ev, data, len, hit);
-	return hist__filter_match(f, &r);
+	return i == f->nr;
 }
 
 int hist_filter_match(const hist_filter *f, const void *rec, size_t len,
