@@ -12,8 +12,8 @@
 #include "core/rd.h"
 
 /* The bytes of a word W, in memory order, before its first NUL (*NUL
- * set), or all of them (*NUL false): little-endian, so the low bytes
- * come first. */
+ * set), or all of them (*NUL false).  Little-endian: the low bytes come
+ * first; other byte orders go byte by byte. */
 static HIST__ALWAYS_INLINE uint64_t before_nul(uint64_t w, bool *nul)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -37,6 +37,16 @@ static HIST__ALWAYS_INLINE uint64_t before_nul(uint64_t w, bool *nul)
 #endif
 }
 
+/* The first N (1..7) bytes of W in memory order, the rest zero. */
+static HIST__ALWAYS_INLINE uint64_t first_bytes(uint64_t w, uint32_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return w & ~(UINT64_MAX >> 8 * n);
+#else
+	return w & ((1ull << 8 * n) - 1);
+#endif
+}
+
 /*
  * Append the text of the char array at SRC to the key at DST: at most
  * MAX bytes, up to the first NUL; the key's bytes after it stay zero
@@ -52,7 +62,7 @@ static HIST__ALWAYS_INLINE void put_str(uint8_t *dst, const uint8_t *src, uint32
 
 		memcpy(&w, src + i, 8);
 		if (max - i < 8)
-			w &= (1ull << 8 * (max - i)) - 1;
+			w = first_bytes(w, max - i);
 		w = before_nul(w, &nul);
 		memcpy(dst + i, &w, 8);
 		if (nul)
@@ -80,7 +90,7 @@ static HIST__ALWAYS_INLINE void put_str_words(uint64_t *key, const uint8_t *src,
 		if (!ended && 8 * i < max) {
 			memcpy(&w, src + 8 * i, 8);
 			if (max - 8 * i < 8)
-				w &= (1ull << 8 * (max - 8 * i)) - 1;
+				w = first_bytes(w, max - 8 * i);
 			w = before_nul(w, &ended);
 		}
 		key[i] = w;
