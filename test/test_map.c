@@ -1075,6 +1075,37 @@ static void test_first_try_absent(void)
 }
 
 /*
+ * A claim in progress by the caller's own exclusive slot (its hit, that
+ * a signal handler interrupted): an insert of the same tag through that
+ * slot drops at once instead of waiting for a claimant that cannot run,
+ * and leaves the claim alone; the shared path and other slots keep
+ * waiting (contract 6).  The claim is made by hand here: the state a
+ * hit interrupted between its CAS and its publish leaves.
+ */
+static void test_own_claim_no_wait(void)
+{
+	struct hist_map_params p = { .bits = 7, .key_size = 8, .nr_sums = 2, .nr_cpus = 2,
+				     .pcpu_sums = true, .hits_sum0 = true };
+	struct hist_map *m = hist__map_create(&p);
+	uint64_t k = 77, h, *s = NULL;
+	struct hist_map_elt *e;
+	uint32_t busy;
+
+	T_ASSERT(m != NULL);
+	if (!m)
+		return;
+	h = hist__map_hash8(k);
+	e = (struct hist_map_elt *)(m->slots + (size_t)((uint32_t)(h >> 32) >> m->shift) *
+					       m->stride);
+	busy = HIST__MAP_BUSY | hist__map_home_bits(m, 1) | ((uint32_t)h & HIST__MAP_TAG);
+	e->state = busy;
+	T_ASSERT(hist__map_insert_sums(m, &k, 1, NULL, &s) == NULL);
+	T_EQU(hist__map_drops(m), 1);
+	T_EQU(e->state, busy);
+	hist__map_destroy(m);
+}
+
+/*
  * The sums SLOT adds to for K (element E): not the inline ones HOME, and
  * the same whether found by the first try or the full insert.  The first
  * try makes no call, so it gives up (NULL) where the element must first
@@ -1351,6 +1382,7 @@ int main(void)
 	T_RUN(test_pcpu_basic);
 	T_RUN(test_pcpu_home);
 	T_RUN(test_first_try_absent);
+	T_RUN(test_own_claim_no_wait);
 	T_RUN(test_pcpu_keys);
 	T_RUN(test_pcpu_stress);
 	T_RUN(test_stress);

@@ -23,6 +23,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
 
 #define HANDLER_HITS_MIN 3000	/* the loop runs until the handler has hit this often */
 #define MAIN_NEW_EVERY 4096	/* the main loop inserts a new key this often */
@@ -90,6 +92,12 @@ static void run(const char *cmd)
 	T_EQ(hist_trigger_parse(g_ev, cmd, NULL), 0);
 	g_handler_hits = 0;
 	g_handler_new = 0;
+	/* Key 1 exists before the handler can hit it.  A handler that
+	 * interrupts the very claim of a key and hits that key drops it
+	 * (test_map's test_own_claim_no_wait); here every key's claims come
+	 * from one side only, so every count below is exact. */
+	hit(1, 1);
+	main_hits = 1;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;
@@ -129,9 +137,91 @@ static void run(const char *cmd)
 	T_EQU(others, main_new + (uint64_t)g_handler_new);
 	T_EQU(hist_reader_info(rd)->hits,
 	      main_hits + main_new + (uint64_t)g_handler_hits + (uint64_t)g_handler_new);
+	T_EQU(hist_reader_info(rd)->dropped, 0);
 	printf("# %s: %llu hits, %d from the handler\n", cmd,
 	       (unsigned long long)(main_hits + main_new), (int)g_handler_hits);
 	hist_reader_destroy(rd);
+	hist_ctx_destroy(ctx);
+}
+
+/* ---- a handler hitting the key its thread is claiming ------------------- */
+
+#define CLAIM_KEYS 6000		/* new keys the loop claims, one per hit */
+#define CLAIM_BASE 3000000
+#define WATCHDOG_NS 20000000000ll	/* a livelock fails the test, not CI */
+
+static volatile uint64_t g_claiming;	/* the key the loop is inserting */
+static struct timespec g_start;
+
+static void on_alarm_claim(int sig)
+{
+	struct timespec now;
+
+	(void)sig;
+	/* async-signal-safe: a handler that keeps a claim from finishing
+	 * would otherwise spin here forever, one signal after the other */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if ((now.tv_sec - g_start.tv_sec) * 1000000000ll + (now.tv_nsec - g_start.tv_nsec) >
+	    WATCHDOG_NS) {
+		static const char msg[] = "# test_nesting: the handler is livelocked\n";
+
+		(void)!write(1, msg, sizeof(msg) - 1);
+		_exit(1);
+	}
+	hit(g_claiming, 1000);
+	g_handler_hits++;
+}
+
+/*
+ * Every hit of the loop claims a new key, and the handler hits that very
+ * key: when the signal lands between the loop's claim and its publish,
+ * the handler meets its own thread's claim.  It must not wait for it
+ * (the claimant cannot run before the handler returns, and the next
+ * signal is already due): the handler's hit is then a drop, and every
+ * event is either counted or dropped.
+ */
+static void test_nested_own_claim(void)
+{
+	struct hist_host host = { .find_event = find_event };
+	struct hist_event_desc d = { .system = "t", .name = "ev", .fields = kv_fields,
+				     .nr_fields = sizeof(kv_fields) / sizeof(kv_fields[0]) };
+	struct sigaction sa;
+	const struct hist_read_info *info;
+	hist_reader *rd;
+	hist_ctx *ctx;
+	uint64_t i;
+	int err = 0;
+
+	ctx = hist_ctx_create(&host, &(struct hist_ctx_opts){ .nr_cpus = 2 }, &err);
+	T_ASSERT(ctx != NULL);
+	if (!ctx)
+		return;
+	T_EQ(hist_event_define(ctx, &d, &g_ev), 0);
+	T_EQ(hist_trigger_parse(g_ev, "hist:keys=key:vals=hitcount,val:size=8192", NULL), 0);
+	g_handler_hits = 0;
+	g_claiming = CLAIM_BASE;
+	clock_gettime(CLOCK_MONOTONIC, &g_start);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm_claim;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	set_timer(20);
+	for (i = 0; i < CLAIM_KEYS; i++) {
+		g_claiming = CLAIM_BASE + i;
+		hit(CLAIM_BASE + i, 1);
+	}
+	set_timer(0);
+	signal(SIGALRM, SIG_IGN);
+	rd = hist_reader_create(g_ev, 0, &err);
+	T_ASSERT(rd != NULL);
+	if (rd) {
+		info = hist_reader_info(rd);
+		T_EQU(info->hits + info->dropped, CLAIM_KEYS + (uint64_t)g_handler_hits);
+		T_EQU(info->entries, CLAIM_KEYS);
+		printf("# %d handler hits on the key being claimed, %llu dropped\n",
+		       (int)g_handler_hits, (unsigned long long)info->dropped);
+		hist_reader_destroy(rd);
+	}
 	hist_ctx_destroy(ctx);
 }
 
@@ -151,5 +241,6 @@ int main(void)
 {
 	T_RUN(test_nested_simple);
 	T_RUN(test_nested_general);
+	T_RUN(test_nested_own_claim);
 	return T_DONE();
 }

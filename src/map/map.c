@@ -89,9 +89,10 @@
  *    The caller publishes the map (or the end of a clear) to other threads
  *    with its own release/acquire or thread start; the zeroed slots and
  *    counters become visible to them through that.
- * 3. A new element is claimed by the CAS EMPTY -> BUSY|tag on its slot; only
- *    the winner writes the slot's meta word, key and (through elt_init) its
- *    payload.  The store-release of READY|tag publishes all of those.
+ * 3. A new element is claimed by the CAS EMPTY -> BUSY|home|tag on its slot
+ *    (HOME: the claiming cpu slot's); only the winner writes the slot's
+ *    meta word, key and (through elt_init) its payload.  The store-release
+ *    of READY|home|tag publishes all of those.
  * 4. Every load of a state word that may lead to reading a key or payload is
  *    an acquire and pairs with the release in 3 (the CAS also acquires on
  *    failure, for the same reason).  A READY slot never changes again, so
@@ -107,7 +108,13 @@
  *    same new key yield one element: the first to claim a slot in the key's
  *    probe chain wins and every later one finds it.  If the spin runs out
  *    (the claimant stayed preempted; HIST__MAP_SPIN) the insert counts a
- *    drop and returns NULL rather than risk a duplicate.  A lookup never
+ *    drop and returns NULL rather than risk a duplicate.  An insert through
+ *    an exclusive slot that meets a claim of that same slot does not wait
+ *    at all and drops at once: the claimant is the thread's own hit that
+ *    a signal handler interrupted, and it cannot go on before the handler
+ *    returns (waiting would only stretch the handler, and a stream of
+ *    signals would keep the claimant from ever finishing).  The kernel's
+ *    tracing_map drops such a key too, after retrying.  A lookup never
  *    waits: an unpublished element is simply not there yet.
  * 7. Sums are u64 words updated by relaxed atomic adds and read by relaxed
  *    atomic loads: no ordering, exact once the writers are quiescent.
@@ -233,10 +240,18 @@ void hist__map_count_drop(struct hist_map *m, uint32_t slot)
 	count_drop(m, slot);
 }
 
-/* Contract 6: returns the state once it is no longer BUSY, or BUSY on timeout. */
-static uint32_t wait_busy(struct hist_map_elt *e, uint32_t s)
+/*
+ * Contract 6: returns the state S of E once it is no longer BUSY, or BUSY
+ * on timeout, or at once when SLOT is exclusive and claimed E itself.
+ */
+static uint32_t wait_busy(const struct hist_map *m, struct hist_map_elt *e, uint32_t s,
+			  uint32_t slot)
 {
 	uint32_t i;
+
+	if (hist__map_slot_local(m, slot) &&
+	    (s & HIST__MAP_HOME_MASK) == hist__map_home_bits(m, slot))
+		return s;
 
 	for (i = 0; i < HIST__MAP_SPIN && (s & HIST__MAP_FLAGS) == HIST__MAP_BUSY; i++) {
 		hist__cpu_relax();
@@ -319,7 +334,8 @@ static enum hist__probe probe_insert(struct hist_map *m, struct hist_map_elt *e,
 			if (hist__load_relaxed(&m->nr_elts) >= m->capacity)
 				return HIST__PROBE_DROP;
 			/* Acq_rel; acquire on failure: we may compare the winner's key. */
-			if (!hist__cas_acq_rel(&e->state, &s, HIST__MAP_BUSY | tag))
+			if (!hist__cas_acq_rel(&e->state, &s,
+					       HIST__MAP_BUSY | hist__map_home_bits(m, slot) | tag))
 				continue;
 			if (!fill_claimed(m, e, tag, key, slot, init_arg))
 				return HIST__PROBE_DROP;
@@ -327,7 +343,7 @@ static enum hist__probe probe_insert(struct hist_map *m, struct hist_map_elt *e,
 		case HIST__MAP_BUSY:
 			if ((s & HIST__MAP_TAG) != tag)
 				return HIST__PROBE_NEXT;
-			s = wait_busy(e, s);
+			s = wait_busy(m, e, s, slot);
 			if ((s & HIST__MAP_FLAGS) == HIST__MAP_BUSY)
 				return HIST__PROBE_DROP;
 			continue;

@@ -107,7 +107,8 @@ struct hist_map {
  *	16	CROSSED		a slot other than HOME has hit the element
  *	0..15	TAG		16 bits of the key's hash
  *
- * HOME is written with READY (zero while BUSY); it never changes.
+ * HOME is written with the claim (BUSY) and kept with READY; it never
+ * changes.
  * CROSSED is set by the first hit through another slot, or at creation
  * when the element's cache line holds another owner's element (map.c),
  * and then stays: from then on the home slot adds to its per-cpu copy
