@@ -373,15 +373,18 @@ hist__map_probe8(struct hist_map *m, uint64_t k, uint32_t slot, uint32_t home,
 }
 
 /*
- * hist__map_find_hit() for a key of more than 8 bytes (strings, compound
- * keys): the first HIST__MAP_INLINE_PROBES slots of its chain compared
- * word by word, or NULL having done nothing (a custom hash, the key
- * further away, new or being published).
+ * The element of a key of WORDS 8-byte words (more than one) at KEY
+ * among the first HIST__MAP_INLINE_PROBES slots of its chain, its state
+ * in *STATE; else NULL, with *ABSENT (if not NULL) set when an empty
+ * slot ended the look (the key is not in the map).  A BUSY slot also
+ * ends it, and so does a test hook's hash.  Reads only.
  */
 static HIST__MAP_INLINE struct hist_map_elt *
-hist__map_find_words(struct hist_map *m, const void *key, uint32_t slot, uint64_t **sums)
+hist__map_probe_words(struct hist_map *m, const void *key, uint32_t words, uint32_t *state,
+		      bool *absent)
 {
-	uint32_t words = m->key_size / 8, tag, idx, n, i;
+	const unsigned char *kb = key;
+	uint32_t tag, idx, n, i;
 	uint64_t h;
 
 	if (hist__unlikely(m->hash != NULL))
@@ -396,25 +399,50 @@ hist__map_find_words(struct hist_map *m, const void *key, uint32_t slot, uint64_
 		uint32_t s = hist__load_acquire(&e->state);
 
 		if ((s & ~HIST__MAP_OWNER_BITS) == tag) {
-			const unsigned char *kb = key;
-			uint64_t w;
+			uint64_t diff = 0, w;
 
+			/* Every word, no branch: the tag has matched, so
+			 * the key almost always does too. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 8
+#endif
 			for (i = 0; i < words; i++) {
 				memcpy(&w, kb + 8 * i, 8);
-				if (e->data[i] != w)
-					break;
+				diff |= e->data[i] ^ w;
 			}
-			if (i == words) {
-				*sums = hist__map_sums_other(m, e, s, slot);
-				hist__map_count_hit(m, slot);
+			if (!diff) {
+				*state = s;
 				return e;
 			}
 		}
-		if (!s || (s & HIST__MAP_FLAGS) == HIST__MAP_BUSY)
+		if (!s) {
+			if (absent)
+				*absent = true;
+			return NULL;
+		}
+		if ((s & HIST__MAP_FLAGS) == HIST__MAP_BUSY)
 			return NULL;
 		idx = (idx + 1) & m->mask;
 	}
 	return NULL;
+}
+
+/*
+ * hist__map_find_hit() for a key of more than 8 bytes (strings, compound
+ * keys): hist__map_probe_words(), then the sums SLOT adds to and the hit
+ * counted, or NULL having done nothing.
+ */
+static HIST__MAP_INLINE struct hist_map_elt *
+hist__map_find_words(struct hist_map *m, const void *key, uint32_t slot, uint64_t **sums)
+{
+	uint32_t s;
+	struct hist_map_elt *e = hist__map_probe_words(m, key, m->key_size / 8, &s, NULL);
+
+	if (!e)
+		return NULL;
+	*sums = hist__map_sums_other(m, e, s, slot);
+	hist__map_count_hit(m, slot);
+	return e;
 }
 
 /*
@@ -473,48 +501,17 @@ static HIST__MAP_INLINE uint64_t *hist__map_find_owned_words(struct hist_map *m,
 							      uint32_t words, uint32_t slot,
 							      bool *absent)
 {
-	uint32_t home = slot << HIST__MAP_HOME_SHIFT, want, idx, n, i;
-	uint64_t h;
+	uint32_t s;
+	struct hist_map_elt *e = hist__map_probe_words(m, key, words, &s, absent);
 
-	if (hist__unlikely(m->hash != NULL))
+	if (!e)
 		return NULL;
-	h = hist__map_hash_words(key, words);
-	want = HIST__MAP_READY | home | ((uint32_t)h & HIST__MAP_TAG);
-	idx = (uint32_t)(h >> 32) >> m->shift;
-	for (n = 0; n < HIST__MAP_INLINE_PROBES; n++) {
-		struct hist_map_elt *e =
-			(struct hist_map_elt *)(m->slots + (size_t)idx * m->stride);
-		/* Acquire: pairs with the READY release before the key compare. */
-		uint32_t s = hist__load_acquire(&e->state);
-
-		if (!((s ^ want) & ~HIST__MAP_OWNER_BITS)) {
-			uint64_t diff = 0;
-
-			/* Every word, no branch: the tag has matched, so
-			 * the key almost always does too. */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC unroll 8
-#endif
-			for (i = 0; i < words; i++)
-				diff |= e->data[i] ^ key[i];
-			if (!diff) {
-				if (s == want)
-					return e->data + words;
-				/* Not yet CROSSED: the full insert marks it. */
-				if (!(s & HIST__MAP_CROSSED))
-					return NULL;
-				return hist__map_copy_if_used(m, e, slot);
-			}
-		}
-		if (!s) {
-			*absent = true;
-			return NULL;
-		}
-		if ((s & HIST__MAP_FLAGS) == HIST__MAP_BUSY)
-			return NULL;
-		idx = (idx + 1) & m->mask;
-	}
-	return NULL;
+	if ((s & HIST__MAP_OWNER_BITS) == slot << HIST__MAP_HOME_SHIFT)
+		return e->data + words;
+	/* Not yet CROSSED: the full insert marks it. */
+	if (!(s & HIST__MAP_CROSSED))
+		return NULL;
+	return hist__map_copy_if_used(m, e, slot);
 }
 
 /*
