@@ -378,29 +378,45 @@ static HIST__ALWAYS_INLINE void simple_add(uint64_t *sums, const uint32_t nv, co
 		hist__add_local(&sums[2], v[2]);
 }
 
-/*
- * Key K and values V[1..NV) of a simple hit through SLOT into H's map
- * by the map's full insert (IA for elt_init).
- */
-static HIST__ALWAYS_INLINE void insert_vals(struct hist__hist *h, uint64_t k,
-					    const uint64_t *v, const uint32_t nv, uint32_t slot,
-					    struct hist__elt_init_arg *ia)
+/* A drop, counted, when the first try found the key ABSENT from H's
+ * map and the map is full. */
+static HIST__ALWAYS_INLINE bool drop_absent(struct hist__hist *h, uint32_t slot, bool absent)
+{
+	/* acquire: pairs with the release in hist__hist_clear() */
+	return absent && hist__map_drop_absent(hist__load_acquire(&h->map), slot);
+}
+
+/* hist__hist_insert() after the drop test: the full insert and adds,
+ * inlined into the variants' own insert halves. */
+static HIST__ALWAYS_INLINE void insert(struct hist__hist *h, const void *key, uint64_t v1,
+				       uint64_t v2, uint32_t slot, struct hist__rec *r,
+				       const uint32_t nv)
 {
 	/* acquire: pairs with the release in hist__hist_clear() */
 	struct hist_map *map = hist__load_acquire(&h->map);
-	bool local = hist__map_slot_local(map, slot);
+	struct hist__elt_init_arg ia = { h, r };
+	struct hist_map_elt *e;
+	uint64_t *sums;
+	bool local;
 	/* Not hist__map_insert_sums(): the caller's inline probes have just
 	 * failed for most of the keys that come here. */
-	struct hist_map_elt *e = hist__map_insert_slow(map, &k, slot, ia);
-	uint64_t *sums;
-	uint32_t i;
-
+	e = hist__map_insert_slow(map, key, slot, &ia);
 	if (!e)
 		return;
+	local = hist__map_slot_local(map, slot);
 	sums = hist__map_sums_of(map, e, slot);
 	hist__map_sums_add(sums, 0, 1, local);
-	for (i = 1; i < nv; i++)
-		hist__map_sums_add(sums, i, v[i], local);
+	if (nv > 1)
+		hist__map_sums_add(sums, 1, v1, local);
+	if (nv > 2)
+		hist__map_sums_add(sums, 2, v2, local);
+}
+
+void hist__hist_insert(struct hist__hist *h, const void *key, uint64_t v1, uint64_t v2,
+		       uint32_t slot, bool absent, struct hist__rec *r)
+{
+	if (!drop_absent(h, slot, absent))
+		insert(h, key, v1, v2, slot, r, h->nr_vals);
 }
 
 /*
@@ -415,7 +431,6 @@ static HIST__ALWAYS_INLINE void hit_simple_insert(struct hist__hist *h, const ui
 {
 	uint64_t k, v[HIST__VALS_MAX] = { 0 };
 	struct hist__rec r;
-	struct hist__elt_init_arg ia = { h, &r };	/* for the comm of .execname */
 	uint32_t i;
 
 	if (hist__likely(len >= h->rd_end)) {
@@ -425,9 +440,10 @@ static HIST__ALWAYS_INLINE void hit_simple_insert(struct hist__hist *h, const ui
 		for (i = 1; i < nv; i++)
 			v[i] = rd_field(&h->rd_vals[i], data, len);
 	}
+	/* the record, for the comm of .execname */
 	if (h->needs_comm)
 		hist__rec_init(&r, h->ev, data, len, hit);
-	insert_vals(h, k, v, nv, slot, &ia);
+	insert(h, &k, v[1], v[2], slot, h->needs_comm ? &r : NULL, nv);
 }
 
 /*
@@ -440,12 +456,11 @@ static HIST__ALWAYS_INLINE bool hit_simple_fast(struct hist__hist *h, const uint
 						size_t len, uint32_t slot, const uint32_t nv)
 {
 	uint64_t k, v[HIST__VALS_MAX] = { 0 }, *sums;
-	bool absent = false;
 
 	if (hist__unlikely(len < h->rd_end || slot == HIST__SLOT_SHARED))
 		return false;
 	simple_read(h, data, nv, RD_ANY, RD_ANY, &k, v);
-	sums = simple_find(h, k, slot, &absent);
+	sums = simple_find(h, k, slot, NULL);
 	if (hist__unlikely(!sums))
 		return false;
 	simple_add(sums, nv, v);
@@ -483,25 +498,41 @@ void hist__hist_hit_simple(struct hist__trigger *t, const void *rec, size_t len,
  * read as KEY and VAL say: one variant per combination, picked when the
  * trigger is parsed (hist__hist_simple()), so the hit tests no field
  * size.  FILTERED: the trigger has a filter of integer fields only,
- * evaluated from the record first.  What the inline path leaves over goes to one of two
- * out-of-line halves entered by tail calls: SHORT, the whole hit of a
- * record too short for the fields, and INS, the insert of the key and
- * values already read (a new key, a long probe chain, a shared slot),
- * told when the first try found the key absent (a drop, if the map is
- * full).  The fields are read before the slot's owner is checked, so
- * that from then on the inline path keeps only what INS takes (the hist,
- * the key, the values, the slot): fewer saved registers.
+ * evaluated from the record first.  What the inline path leaves over
+ * goes to one of two out-of-line halves entered by tail calls: SHORT,
+ * the whole hit of a record too short for the fields, and hit_ins_NV(),
+ * the insert of the key and values already read (a new key, a long
+ * probe chain, a shared slot), told when the first try found the key
+ * absent (a drop, if the map is full).  The fields are read before the
+ * slot's owner is checked, so that from then on the inline path keeps
+ * only what the insert half takes (the hist, the key, the values, the
+ * slot): fewer saved registers.
  */
+/* The insert half of the variants with NV values: the key K taken by
+ * value, the values in registers. */
+#define HIT_INS(NV)                                                                   \
+	static HIST__NOINLINE void hit_ins_##NV(struct hist__hist *h, uint64_t k,     \
+						uint64_t v1, uint64_t v2, uint32_t slot, \
+						bool absent)                          \
+	{                                                                             \
+		if (!drop_absent(h, slot, absent))                                    \
+			insert(h, &k, v1, v2, slot, NULL, NV);                        \
+	}
+HIT_INS(1)
+HIT_INS(2)
+HIT_INS(3)
+static void (*const hit_ins[HIST__VALS_MAX])(struct hist__hist *h, uint64_t k, uint64_t v1,
+					     uint64_t v2, uint32_t slot, bool absent) = {
+	hit_ins_1, hit_ins_2, hit_ins_3
+};
+
 static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const uint8_t *rec,
 					    size_t len, const struct hist_hit *hit,
 					    const uint32_t nv, const enum rd_kind key,
 					    const enum rd_kind val, const bool filtered,
 					    void (*short_rec)(struct hist__hist *h,
 							      const uint8_t *rec, size_t len,
-							      const struct hist_hit *hit),
-					    void (*ins)(struct hist__hist *h, uint64_t k,
-							uint64_t v1, uint64_t v2, uint32_t slot,
-							bool absent))
+							      const struct hist_hit *hit))
 {
 	struct hist__hist *h = tl->fast->hist;
 	uint64_t k, v[HIST__VALS_MAX] = { 0 }, *sums;
@@ -511,7 +542,8 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 	/* relaxed: as in hist__triggers_run() */
 	if (hist__unlikely(hist__load_relaxed(&tl->fast->paused)))
 		return;
-	if (filtered && !hist__filter_match_data(tl->fast->filter, h->ev, rec, len, hit))
+	/* rec is not NULL here (hist_event_hit()), the filter plain */
+	if (filtered && !hist__filter_match_plain(tl->fast->filter, rec, len))
 		return;
 	if (hist__unlikely(len < h->rd_end)) {
 		short_rec(h, rec, len, hit);
@@ -521,18 +553,10 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 	slot = hist__slot_own(h->cpus, h->nr_cpus, hit->cpu);
 	if (hist__unlikely(slot == HIST__SLOT_SHARED) ||
 	    hist__unlikely(!(sums = simple_find(h, k, slot, &absent)))) {
-		ins(h, k, v[1], v[2], slot, absent);
+		hit_ins[nv - 1](h, k, v[1], v[2], slot, absent);
 		return;
 	}
 	simple_add(sums, nv, v);
-}
-
-/* A key the first try through owned SLOT found absent from H's map:
- * a drop, counted, when the map is full. */
-static bool drop_absent(struct hist__hist *h, uint32_t slot)
-{
-	/* acquire: pairs with the release in hist__hist_clear() */
-	return hist__map_drop_absent(hist__load_acquire(&h->map), slot);
 }
 
 #define SIMPLE_HIT(K, V, NV)                                                          \
@@ -544,22 +568,11 @@ static bool drop_absent(struct hist__hist *h, uint32_t slot)
                                                                                       \
 		hit_simple_insert(h, rec, len, hit, slot_, NV, RD_##K, RD_##V);       \
 	}                                                                             \
-	static HIST__NOINLINE void hit_##K##_##V##_##NV##_ins(                        \
-		struct hist__hist *h, uint64_t k, uint64_t v1, uint64_t v2,           \
-		uint32_t slot, bool absent)                                           \
-	{                                                                             \
-		uint64_t v_[HIST__VALS_MAX] = { 0, v1, v2 };                          \
-		struct hist__elt_init_arg ia_ = { h, NULL };                          \
-                                                                                      \
-		if (absent && drop_absent(h, slot))                                   \
-			return;                                                       \
-		insert_vals(h, k, v_, NV, slot, &ia_);                                \
-	}                                                                             \
 	static void hit_##K##_##V##_##NV(const struct hist__tlist *tl, const uint8_t *rec, \
 					 size_t len, const struct hist_hit *hit)      \
 	{                                                                             \
 		hit_variant(tl, rec, len, hit, NV, RD_##K, RD_##V, false,             \
-			    hit_##K##_##V##_##NV##_short, hit_##K##_##V##_##NV##_ins); \
+			    hit_##K##_##V##_##NV##_short);                            \
 	}
 #define SIMPLE_HITS(K, V) SIMPLE_HIT(K, V, 1) SIMPLE_HIT(K, V, 2) SIMPLE_HIT(K, V, 3)
 SIMPLE_HITS(ANY, ANY)
@@ -585,7 +598,7 @@ static const hist__tlist_hit_fn simple_hits[3][2][3] = {
 				      size_t len, const struct hist_hit *hit)         \
 	{                                                                             \
 		hit_variant(tl, rec, len, hit, NV, RD_ANY, RD_ANY, true,              \
-			    hit_ANY_ANY_##NV##_short, hit_ANY_ANY_##NV##_ins);        \
+			    hit_ANY_ANY_##NV##_short);                                \
 	}
 FILTERED_HIT(1)
 FILTERED_HIT(2)

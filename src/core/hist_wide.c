@@ -48,32 +48,11 @@ static HIST__ALWAYS_INLINE uint64_t first_bytes(uint64_t w, uint32_t n)
 }
 
 /*
- * Append the text of the char array at SRC to the key at DST: at most
- * MAX bytes, up to the first NUL; the key's bytes after it stay zero
- * (the caller zeroed them).  The record holds every word read.
- */
-static HIST__ALWAYS_INLINE void put_str(uint8_t *dst, const uint8_t *src, uint32_t max)
-{
-	uint32_t i;
-
-	for (i = 0; i < max; i += 8) {
-		uint64_t w;
-		bool nul;
-
-		memcpy(&w, src + i, 8);
-		if (max - i < 8)
-			w = first_bytes(w, max - i);
-		w = before_nul(w, &nul);
-		memcpy(dst + i, &w, 8);
-		if (nul)
-			break;
-	}
-}
-
-/*
- * The one string part of a key of WORDS words (a constant), read at SRC
- * and kept to MAX bytes: every word of the key written, those past the
- * text zero.  No pre-zeroed buffer, no loop left after unrolling.
+ * A string part of WORDS words of a key, at KEY, from the char array at
+ * SRC kept to MAX bytes (at most 8 * WORDS): every word of the part
+ * written, those past the text zero, so no pre-zeroed buffer is needed.
+ * The record holds every word read.  With WORDS a constant no loop is
+ * left after unrolling.
  */
 static HIST__ALWAYS_INLINE void put_str_words(uint64_t *key, const uint8_t *src, uint32_t max,
 					      const uint32_t words)
@@ -113,10 +92,10 @@ static HIST__ALWAYS_INLINE void wide_key(const struct hist__hist *h, const uint8
 					 uint64_t *key, const enum wide_kind kind,
 					 const uint32_t words)
 {
-	uint32_t i, n = words ? words : h->key_words;
+	uint32_t i;
 
 	if (kind == WIDE_INTS) {
-		for (i = 0; i < n; i++)
+		for (i = 0; i < words; i++)
 			key[i] = rd_field_in(&h->kparts[i].rd, rec, RD_ANY);
 		return;
 	}
@@ -124,50 +103,18 @@ static HIST__ALWAYS_INLINE void wide_key(const struct hist__hist *h, const uint8
 		put_str_words(key, rec + h->kparts[0].rd.off, h->kparts[0].str_max, words);
 		return;
 	}
-	for (i = 0; i < n; i++)
-		key[i] = 0;
+	/* The parts tile the key in whole words (their sizes are rounded up
+	 * to 8, and a string's STR_MAX reaches into its last word), so
+	 * writing each part writes every word of the key. */
 	for (i = 0; i < h->nr_keys; i++) {
 		const struct hist__kpart *p = &h->kparts[i];
 
-		if (p->str_max) {
-			put_str((uint8_t *)key + p->key_off, rec + p->rd.off, p->str_max);
-		} else {
-			uint64_t v = rd_field_in(&p->rd, rec, RD_ANY);
-
-			memcpy((uint8_t *)key + p->key_off, &v, 8);
-		}
+		if (p->str_max)
+			put_str_words(key + p->key_off / 8, rec + p->rd.off, p->str_max,
+				      (p->str_max + 7) / 8);
+		else
+			key[p->key_off / 8] = rd_field_in(&p->rd, rec, RD_ANY);
 	}
-}
-
-/*
- * A hit the inline probes left over (a new key, a long chain, a shared
- * cpu slot, an element to mark CROSSED; ABSENT: they found no key):
- * the map's full insert.  Out of line, so the inline path keeps no
- * registers for it.
- */
-static HIST__NOINLINE void wide_insert(struct hist__hist *h, const uint64_t *key, uint64_t v1,
-				       uint64_t v2, uint32_t slot, bool absent)
-{
-	/* acquire: pairs with the release in hist__hist_clear() */
-	struct hist_map *map = hist__load_acquire(&h->map);
-	bool local = hist__map_slot_local(map, slot);
-	/* no record: .execname hists, which save a comm, take the general path */
-	struct hist__elt_init_arg ia = { h, NULL };
-	struct hist_map_elt *e;
-	uint64_t *sums;
-
-	/* a key the first try found absent, the map full: a drop */
-	if (absent && hist__map_drop_absent(map, slot))
-		return;
-	e = hist__map_insert_slow(map, key, slot, &ia);
-	if (!e)
-		return;
-	sums = hist__map_sums_of(map, e, slot);
-	hist__map_sums_add(sums, 0, 1, local);
-	if (h->nr_vals > 1)
-		hist__map_sums_add(sums, 1, v1, local);
-	if (h->nr_vals > 2)
-		hist__map_sums_add(sums, 2, v2, local);
 }
 
 /*
@@ -204,7 +151,10 @@ static HIST__ALWAYS_INLINE void hit_wide(const struct hist__tlist *tl, const uin
 	    hist__unlikely(!(sums = hist__map_find_owned_words(hist__load_acquire(&h->map), key,
 								words ? words : h->key_words,
 								slot, &absent)))) {
-		wide_insert(h, key, v1, v2, slot, absent);
+		/* what the inline probes left over (a new key, a long
+		 * chain, a shared cpu slot, an element to mark CROSSED);
+		 * no record: .execname hists take the general path */
+		hist__hist_insert(h, key, v1, v2, slot, absent, NULL);
 		return;
 	}
 	hist__add_local(&sums[0], 1);

@@ -196,6 +196,16 @@ struct hist__elt_init_arg {
 	struct hist__rec *r;
 };
 
+/*
+ * The full insert of a plain hist's hit whose key (KEY, the map's key
+ * size) and values V1, V2 were read already, through SLOT: a drop when
+ * the first try found the key ABSENT and the map is full, else
+ * hist__map_insert_slow() and the adds.  R: the record, for the comm of
+ * .execname (NULL when the hist saves none).  The variants' insert half.
+ */
+void hist__hist_insert(struct hist__hist *h, const void *key, uint64_t v1, uint64_t v2,
+		       uint32_t slot, bool absent, struct hist__rec *r) HIST__INTERNAL;
+
 /* hist trigger: one hit (after pause and filter checks) */
 void hist__hist_hit(struct hist__hist *h, struct hist__rec *r) HIST__INTERNAL;
 /*

@@ -43,6 +43,11 @@ bool hist__filter_match_data(const struct hist_filter *f, const struct hist_even
 /* Whether F only compares integer fields with constants: the case
  * hist__filter_match_data() evaluates without a hist__rec. */
 bool hist__filter_plain(const struct hist_filter *f) HIST__INTERNAL;
+/* hist__filter_match_data() of a plain F (hist__filter_plain()) on a
+ * record DATA that is not NULL: what a hit path that chose F as plain
+ * when it was published calls.  Context: any thread; no allocation. */
+bool hist__filter_match_plain(const struct hist_filter *f, const void *data,
+			      size_t len) HIST__INTERNAL;
 
 void hist__filter_destroy(struct hist_filter *f) HIST__INTERNAL;
 /* Storage for retiring F (hist__retire()). */

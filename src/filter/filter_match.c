@@ -417,23 +417,28 @@ static HIST__NOINLINE bool match_data_rec(const struct hist_filter *f,
 	return hist__filter_match(f, &r);
 }
 
-bool hist__filter_match_data(const struct hist_filter *f, const struct hist_event *ev,
-			     const void *data, size_t len, const struct hist_hit *hit)
+bool hist__filter_match_plain(const struct hist_filter *f, const void *data, size_t len)
 {
 	uint32_t i = 0;
 
-	if (!f)
-		return true;
-	if (!data)
-		len = 0;
-	if (!f->plain)
-		return match_data_rec(f, ev, data, len, hit);
 	while (i < f->nr) {
 		const struct fpred *p = &f->preds[i];
 
 		i = cmp_int(p, hist__int_at(&p->fd, data, len)) ? p->t : p->f;
 	}
 	return i == f->nr;
+}
+
+bool hist__filter_match_data(const struct hist_filter *f, const struct hist_event *ev,
+			     const void *data, size_t len, const struct hist_hit *hit)
+{
+	if (!f)
+		return true;
+	if (!data)
+		len = 0;
+	if (!f->plain)
+		return match_data_rec(f, ev, data, len, hit);
+	return hist__filter_match_plain(f, data, len);
 }
 
 int hist_filter_match(const hist_filter *f, const void *rec, size_t len,
