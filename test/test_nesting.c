@@ -71,26 +71,54 @@ static void set_timer(long usecs)
 	setitimer(ITIMER_REAL, &it, NULL);
 }
 
-/* Runs the loop and the handler through CMD, then checks every entry. */
-static void run(const char *cmd)
+/* A context with the event g_ev and the trigger CMD on it, or NULL. */
+static hist_ctx *setup(const char *cmd)
 {
 	struct hist_host host = { .find_event = find_event };
 	struct hist_event_desc d = { .system = "t", .name = "ev", .fields = kv_fields,
 				     .nr_fields = sizeof(kv_fields) / sizeof(kv_fields[0]) };
-	struct sigaction sa;
-	const struct hist_read_entry *e;
-	hist_reader *rd;
 	hist_ctx *ctx;
-	uint64_t main_hits = 0, main_new = 0, key1_hits = 0, key1_sum = 0, others = 0;
 	int err = 0;
 
 	ctx = hist_ctx_create(&host, &(struct hist_ctx_opts){ .nr_cpus = 2 }, &err);
 	T_ASSERT(ctx != NULL);
 	if (!ctx)
-		return;
+		return NULL;
 	T_EQ(hist_event_define(ctx, &d, &g_ev), 0);
 	T_EQ(hist_trigger_parse(g_ev, cmd, NULL), 0);
 	g_handler_hits = 0;
+	return ctx;
+}
+
+/* HANDLER on SIGALRM every 20 us, until stop_timer(). */
+static void start_timer(void (*handler)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	set_timer(20);
+}
+
+static void stop_timer(void)
+{
+	set_timer(0);
+	signal(SIGALRM, SIG_IGN);
+}
+
+/* Runs the loop and the handler through CMD, then checks every entry. */
+static void run(const char *cmd)
+{
+	const struct hist_read_entry *e;
+	hist_reader *rd;
+	hist_ctx *ctx = setup(cmd);
+	uint64_t main_hits = 0, main_new = 0, key1_hits = 0, key1_sum = 0, others = 0;
+	int err = 0;
+
+	if (!ctx)
+		return;
 	g_handler_new = 0;
 	/* Key 1 exists before the handler can hit it.  A handler that
 	 * interrupts the very claim of a key and hits that key drops it
@@ -99,18 +127,13 @@ static void run(const char *cmd)
 	hit(1, 1);
 	main_hits = 1;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_alarm;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGALRM, &sa, NULL);
-	set_timer(20);
+	start_timer(on_alarm);
 	while (g_handler_hits < HANDLER_HITS_MIN) {
 		if (++main_hits % MAIN_NEW_EVERY == 0)
 			hit(MAIN_KEYS_BASE + main_new++, 1);
 		hit(1, 1);
 	}
-	set_timer(0);
-	signal(SIGALRM, SIG_IGN);
+	stop_timer();
 
 	rd = hist_reader_create(g_ev, 0, &err);
 	T_ASSERT(rd != NULL);
@@ -182,36 +205,22 @@ static void on_alarm_claim(int sig)
  */
 static void test_nested_own_claim(void)
 {
-	struct hist_host host = { .find_event = find_event };
-	struct hist_event_desc d = { .system = "t", .name = "ev", .fields = kv_fields,
-				     .nr_fields = sizeof(kv_fields) / sizeof(kv_fields[0]) };
-	struct sigaction sa;
 	const struct hist_read_info *info;
 	hist_reader *rd;
-	hist_ctx *ctx;
+	hist_ctx *ctx = setup("hist:keys=key:vals=hitcount,val:size=8192");
 	uint64_t i;
 	int err = 0;
 
-	ctx = hist_ctx_create(&host, &(struct hist_ctx_opts){ .nr_cpus = 2 }, &err);
-	T_ASSERT(ctx != NULL);
 	if (!ctx)
 		return;
-	T_EQ(hist_event_define(ctx, &d, &g_ev), 0);
-	T_EQ(hist_trigger_parse(g_ev, "hist:keys=key:vals=hitcount,val:size=8192", NULL), 0);
-	g_handler_hits = 0;
 	g_claiming = CLAIM_BASE;
 	clock_gettime(CLOCK_MONOTONIC, &g_start);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_alarm_claim;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGALRM, &sa, NULL);
-	set_timer(20);
+	start_timer(on_alarm_claim);
 	for (i = 0; i < CLAIM_KEYS; i++) {
 		g_claiming = CLAIM_BASE + i;
 		hit(CLAIM_BASE + i, 1);
 	}
-	set_timer(0);
-	signal(SIGALRM, SIG_IGN);
+	stop_timer();
 	rd = hist_reader_create(g_ev, 0, &err);
 	T_ASSERT(rd != NULL);
 	if (rd) {
