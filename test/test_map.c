@@ -1075,6 +1075,69 @@ static void test_first_try_absent(void)
 }
 
 /*
+ * The first probe alone (hist__map_first_owned32()): the inline sums of
+ * a key its slot created, at its start slot; nothing for a key that
+ * shares that slot and tag but not the key, for another slot's element
+ * or a CROSSED one; "absent" only when the start slot is empty.  And the
+ * maps it may be used on.
+ */
+static void test_first_owned32(void)
+{
+	struct hist_map_params p = { .bits = 7, .key_size = 8, .nr_sums = 2, .nr_cpus = 2,
+				     .pcpu_sums = true, .hits_sum0 = true };
+	struct hist_map *m = hist__map_create(&p), *o;
+	uint64_t a = 5, b, ha, *s = NULL;
+	struct hist_map_elt *e;
+	bool absent;
+
+	T_ASSERT(m != NULL && hist__map_slots32(m));
+	if (!m)
+		return;
+	/* a key with A's start slot and tag: below 2^32 the hash is the
+	 * key times a constant, so keys 2^16 apart share the tag */
+	ha = hist__map_hash8(a);
+	for (b = a + (1u << 16); b < (1ull << 32); b += 1u << 16)
+		if ((uint32_t)(hist__map_hash8(b) >> 32) >> m->shift ==
+		    (uint32_t)(ha >> 32) >> m->shift)
+			break;
+	T_ASSERT(b < (1ull << 32) && (hist__map_hash8(b) & HIST__MAP_TAG) == (ha & HIST__MAP_TAG));
+	absent = false;
+	T_ASSERT(hist__map_first_owned32(m, a, 0, &absent) == NULL && absent);
+	e = hist__map_insert_sums(m, &a, 0, NULL, &s);
+	T_ASSERT(e != NULL && s == e->data + 1);
+	if (!e)
+		goto out;
+	absent = true;
+	T_ASSERT(hist__map_first_owned32(m, a, 0, &absent) == s);
+	/* the same start slot and tag, another key: looked for further on */
+	T_ASSERT(hist__map_first_owned32(m, b, 0, &absent) == NULL && !absent);
+	/* another slot's element: its copy is the full path's business */
+	absent = true;
+	T_ASSERT(hist__map_first_owned32(m, a, 1, &absent) == NULL && !absent);
+	/* CROSSED: the home slot leaves its inline sums too */
+	T_ASSERT(hist__map_insert_sums(m, &a, 1, NULL, &s) == e && s != e->data + 1);
+	absent = true;
+	T_ASSERT(hist__map_first_owned32(m, a, 0, &absent) == NULL && !absent);
+	/* maps whose slots are not 32 bytes of key and inline sums */
+	p.nr_sums = 3;
+	o = hist__map_create(&p);
+	T_ASSERT(o && !hist__map_slots32(o));
+	hist__map_destroy(o);
+	p.nr_sums = 2;
+	p.key_size = 16;
+	o = hist__map_create(&p);
+	T_ASSERT(o && !hist__map_slots32(o));
+	hist__map_destroy(o);
+	p.key_size = 8;
+	p.hits_sum0 = false;
+	o = hist__map_create(&p);
+	T_ASSERT(o && !hist__map_slots32(o));
+	hist__map_destroy(o);
+out:
+	hist__map_destroy(m);
+}
+
+/*
  * A claim in progress by the caller's own exclusive slot (its hit, that
  * a signal handler interrupted): an insert of the same tag through that
  * slot drops at once instead of waiting for a claimant that cannot run,
@@ -1382,6 +1445,7 @@ int main(void)
 	T_RUN(test_pcpu_basic);
 	T_RUN(test_pcpu_home);
 	T_RUN(test_first_try_absent);
+	T_RUN(test_first_owned32);
 	T_RUN(test_own_claim_no_wait);
 	T_RUN(test_pcpu_keys);
 	T_RUN(test_pcpu_stress);

@@ -8,7 +8,8 @@
  * whose filter only compares integer fields.  Each trigger below runs on
  * two events of one schema: as is (the variant) and with a string term
  * added to its filter that passes every record (the general path, which
- * reads every field through its evaluator).  The same random records go to both, and the two
+ * reads every field through its evaluator).  A lone plain hist without
+ * a filter has variants of its own (hist.c), compared the same way.  The same random records go to both, and the two
  * histograms must agree entry by entry (through hist_reader: every key's
  * text, every value, the totals).  The records
  * have strings with and without a NUL, garbage after the NUL, every
@@ -78,6 +79,9 @@ static void put_str(uint8_t *p, uint32_t size)
 		p[len] = 0;
 }
 
+/* Integer fields take values below this (and their negatives). */
+static uint64_t int_range = 4;
+
 static size_t make_rec(uint8_t *r)
 {
 	uint32_t i;
@@ -90,8 +94,9 @@ static size_t make_rec(uint8_t *r)
 		if (f->kind == HIST_FIELD_STRING) {
 			put_str(r + f->offset, f->size);
 		} else {
-			/* few distinct values: 0..3, their negatives */
-			uint64_t v = rnd() % 4;
+			/* few distinct values: 0..3, their negatives
+			 * (INT_RANGE: more) */
+			uint64_t v = rnd() % int_range;
 
 			if (rnd() % 2)
 				v = -v;
@@ -248,6 +253,22 @@ static void test_filtered(void)
 	compare("hist:keys=s32:vals=u8 if s16 & 1");
 }
 
+/*
+ * One integer key (the plain hists' variants, hist.c), with values over a
+ * range wide enough to fill the map: keys found at their start slot or
+ * further on, keys hit from several cpu slots, new keys, drops.
+ */
+static void test_plain_keys(void)
+{
+	int_range = 3000;
+	compare("hist:keys=u64");
+	compare("hist:keys=s32:vals=u64");
+	compare("hist:keys=u32:vals=s8,s16");
+	compare("hist:keys=s16:vals=u64:size=256");
+	compare("hist:keys=u64:vals=u32 if u8 < 100");
+	int_range = 4;
+}
+
 /* Keys the variant does not take: a modifier that changes the value. */
 static void test_other_keys(void)
 {
@@ -264,5 +285,6 @@ int main(void)
 	T_RUN(test_mixed_keys);
 	T_RUN(test_other_keys);
 	T_RUN(test_filtered);
+	T_RUN(test_plain_keys);
 	return T_DONE();
 }

@@ -498,8 +498,11 @@ void hist__hist_hit_simple(struct hist__trigger *t, const void *rec, size_t len,
  * read as KEY and VAL say: one variant per combination, picked when the
  * trigger is parsed (hist__hist_simple()), so the hit tests no field
  * size.  FILTERED: the trigger has a filter of integer fields only,
- * evaluated from the record first.  What the inline path leaves over
- * goes to one of two out-of-line halves entered by tail calls: SHORT,
+ * evaluated from the record first.  FIRST32: the map's slots are 32
+ * bytes (hist__map_slots32()), and only the probe of the key's start
+ * slot is inline; the rest of its chain goes to hit_rest_NV(), so that
+ * the inline path needs no saved registers.  What the inline path
+ * leaves over goes to out-of-line halves entered by tail calls: SHORT,
  * the whole hit of a record too short for the fields, and hit_ins_NV(),
  * the insert of the key and values already read (a new key, a long
  * probe chain, a shared slot), told when the first try found the key
@@ -526,10 +529,34 @@ static void (*const hit_ins[HIST__VALS_MAX])(struct hist__hist *h, uint64_t k, u
 	hit_ins_1, hit_ins_2, hit_ins_3
 };
 
+/*
+ * The rest of a hit of the FIRST32 variants whose key was not found at
+ * its start slot: the whole first try again, then the insert half.
+ */
+#define HIT_REST(NV)                                                                  \
+	static HIST__NOINLINE void hit_rest_##NV(struct hist__hist *h, uint64_t k,    \
+						 uint64_t v1, uint32_t slot)          \
+	{                                                                             \
+		uint64_t v_[HIST__VALS_MAX] = { 0, v1, 0 }, *sums_;                   \
+		bool absent_ = false;                                                 \
+                                                                                      \
+		sums_ = simple_find(h, k, slot, &absent_);                            \
+		if (!sums_) {                                                         \
+			hit_ins_##NV(h, k, v1, 0, slot, absent_);                     \
+			return;                                                       \
+		}                                                                     \
+		simple_add(sums_, NV, v_);                                            \
+	}
+HIT_REST(1)
+HIT_REST(2)
+static void (*const hit_rest[2])(struct hist__hist *h, uint64_t k, uint64_t v1,
+				 uint32_t slot) = { hit_rest_1, hit_rest_2 };
+
 static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const uint8_t *rec,
 					    size_t len, const struct hist_hit *hit,
 					    const uint32_t nv, const enum rd_kind key,
 					    const enum rd_kind val, const bool filtered,
+					    const bool first32,
 					    void (*short_rec)(struct hist__hist *h,
 							      const uint8_t *rec, size_t len,
 							      const struct hist_hit *hit))
@@ -551,6 +578,17 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 	}
 	simple_read(h, rec, nv, key, val, &k, v);
 	slot = hist__slot_own(h->cpus, h->nr_cpus, hit->cpu);
+	if (first32 && hist__likely(slot != HIST__SLOT_SHARED)) {
+		/* Acquire: pairs with the release in hist__hist_clear(). */
+		sums = hist__map_first_owned32(hist__load_acquire(&h->map), k, slot, &absent);
+		if (hist__likely(sums != NULL))
+			simple_add(sums, nv, v);
+		else if (absent)
+			hit_ins[nv - 1](h, k, v[1], v[2], slot, true);
+		else
+			hit_rest[nv - 1](h, k, v[1], slot);
+		return;
+	}
 	if (hist__unlikely(slot == HIST__SLOT_SHARED) ||
 	    hist__unlikely(!(sums = simple_find(h, k, slot, &absent)))) {
 		hit_ins[nv - 1](h, k, v[1], v[2], slot, absent);
@@ -571,10 +609,22 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 	static void hit_##K##_##V##_##NV(const struct hist__tlist *tl, const uint8_t *rec, \
 					 size_t len, const struct hist_hit *hit)      \
 	{                                                                             \
-		hit_variant(tl, rec, len, hit, NV, RD_##K, RD_##V, false,             \
+		hit_variant(tl, rec, len, hit, NV, RD_##K, RD_##V, false, false,      \
 			    hit_##K##_##V##_##NV##_short);                            \
 	}
-#define SIMPLE_HITS(K, V) SIMPLE_HIT(K, V, 1) SIMPLE_HIT(K, V, 2) SIMPLE_HIT(K, V, 3)
+/* The same for a map of 32-byte slots (hist__map_slots32()), sharing the
+ * short half. */
+#define SIMPLE_HIT32(K, V, NV)                                                        \
+	static void hit_##K##_##V##_##NV##_32(const struct hist__tlist *tl,           \
+					      const uint8_t *rec, size_t len,         \
+					      const struct hist_hit *hit)             \
+	{                                                                             \
+		hit_variant(tl, rec, len, hit, NV, RD_##K, RD_##V, false, true,       \
+			    hit_##K##_##V##_##NV##_short);                            \
+	}
+#define SIMPLE_HITS(K, V)                                                             \
+	SIMPLE_HIT(K, V, 1) SIMPLE_HIT(K, V, 2) SIMPLE_HIT(K, V, 3)                   \
+	SIMPLE_HIT32(K, V, 1) SIMPLE_HIT32(K, V, 2)
 SIMPLE_HITS(ANY, ANY)
 SIMPLE_HITS(ANY, U64)
 SIMPLE_HITS(U64, ANY)
@@ -582,9 +632,14 @@ SIMPLE_HITS(U64, U64)
 SIMPLE_HITS(S32, ANY)
 SIMPLE_HITS(S32, U64)
 
-#define SIMPLE_ROW(K, V) { hit_##K##_##V##_1, hit_##K##_##V##_2, hit_##K##_##V##_3 }
-/* [key kind][value kind][nr_vals - 1] */
-static const hist__tlist_hit_fn simple_hits[3][2][3] = {
+/*
+ * [key kind][value kind][nr_vals - 1, then 3 + nr_vals - 1 for 32-byte
+ * slots]: three values never fit a 32-byte slot beside the key.
+ */
+#define SIMPLE_ROW(K, V)                                                              \
+	{ hit_##K##_##V##_1, hit_##K##_##V##_2, hit_##K##_##V##_3,                    \
+	  hit_##K##_##V##_1_32, hit_##K##_##V##_2_32 }
+static const hist__tlist_hit_fn simple_hits[3][2][5] = {
 	[RD_ANY] = { SIMPLE_ROW(ANY, ANY), SIMPLE_ROW(ANY, U64) },
 	[RD_U64] = { SIMPLE_ROW(U64, ANY), SIMPLE_ROW(U64, U64) },
 	[RD_S32] = { SIMPLE_ROW(S32, ANY), SIMPLE_ROW(S32, U64) },
@@ -592,19 +647,23 @@ static const hist__tlist_hit_fn simple_hits[3][2][3] = {
 
 /* The filtered variants: one per number of values, any field sizes (a
  * filter's own reads cost more than the sizes' tests), sharing the
- * halves of the unfiltered ANY variants. */
-#define FILTERED_HIT(NV)                                                              \
-	static void hit_filtered_##NV(const struct hist__tlist *tl, const uint8_t *rec, \
-				      size_t len, const struct hist_hit *hit)         \
+ * halves of the unfiltered ANY variants; indexed as a row above. */
+#define FILTERED_HIT(NV, FIRST32, SUFFIX)                                             \
+	static void hit_filtered_##NV##SUFFIX(const struct hist__tlist *tl,           \
+					      const uint8_t *rec, size_t len,         \
+					      const struct hist_hit *hit)             \
 	{                                                                             \
-		hit_variant(tl, rec, len, hit, NV, RD_ANY, RD_ANY, true,              \
+		hit_variant(tl, rec, len, hit, NV, RD_ANY, RD_ANY, true, FIRST32,     \
 			    hit_ANY_ANY_##NV##_short);                                \
 	}
-FILTERED_HIT(1)
-FILTERED_HIT(2)
-FILTERED_HIT(3)
-static const hist__tlist_hit_fn filtered_hits[3] = { hit_filtered_1, hit_filtered_2,
-						     hit_filtered_3 };
+FILTERED_HIT(1, false, )
+FILTERED_HIT(2, false, )
+FILTERED_HIT(3, false, )
+FILTERED_HIT(1, true, _32)
+FILTERED_HIT(2, true, _32)
+static const hist__tlist_hit_fn filtered_hits[5] = { hit_filtered_1, hit_filtered_2,
+						     hit_filtered_3, hit_filtered_1_32,
+						     hit_filtered_2_32 };
 
 static enum rd_kind rd_kind_of(const struct hist__rd *rd)
 {
@@ -618,7 +677,7 @@ static enum rd_kind rd_kind_of(const struct hist__rd *rd)
 bool hist__hist_simple(struct hist__hist *h)
 {
 	enum rd_kind val = RD_U64;
-	uint32_t i;
+	uint32_t i, col;
 
 	if (!h->single_int_key || h->uses_ts || h->nr_refs ||
 	    h->nr_vars || h->nr_fvars || h->nr_save_vars || h->nr_actions ||
@@ -632,8 +691,10 @@ bool hist__hist_simple(struct hist__hist *h)
 		if (rd_kind_of(&h->rd_vals[i]) != RD_U64)
 			val = RD_ANY;
 	}
-	h->hit_fast = simple_hits[rd_kind_of(&h->rd_key)][val == RD_U64][h->nr_vals - 1];
-	h->hit_filtered = filtered_hits[h->nr_vals - 1];
+	/* The map is made at setup and a clear makes the next one alike. */
+	col = h->nr_vals - 1 + (hist__map_slots32(h->map) ? 3 : 0);
+	h->hit_fast = simple_hits[rd_kind_of(&h->rd_key)][val == RD_U64][col];
+	h->hit_filtered = filtered_hits[col];
 	h->cpus = h->ev->ctx->cpus;
 	h->nr_cpus = h->ev->ctx->opts.nr_cpus;
 	return true;

@@ -593,6 +593,11 @@ uint32_t hist__map_entries(const struct hist_map *m)
 	return n < m->capacity ? n : m->capacity;
 }
 
+bool hist__map_slots32(const struct hist_map *m)
+{
+	return m->fast8 && m->hits_sum0 && m->inline_home && m->stride == 32;
+}
+
 uint32_t hist__map_capacity(const struct hist_map *m)
 {
 	return m->capacity;

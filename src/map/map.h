@@ -89,6 +89,14 @@ static inline struct hist_map_elt *hist__map_find_hit(struct hist_map *m, const 
 static inline uint64_t *hist__map_find_owned(struct hist_map *m, uint64_t k, uint32_t slot,
 					     bool *absent);
 /*
+ * Whether hist__map_first_owned32() may be used on M: 8-byte keys with
+ * the default hash, hits_sum0, per-cpu sums with the home slot's inline,
+ * and 32-byte slots.  Fixed at create.
+ */
+bool hist__map_slots32(const struct hist_map *m) HIST__INTERNAL;
+static inline uint64_t *hist__map_first_owned32(struct hist_map *m, uint64_t k, uint32_t slot,
+						 bool *absent);
+/*
  * For a key a first try through owned SLOT found absent: when the map is
  * full, count the drop and return true (no element can be created any
  * more, so the full insert would drop the key too, after probing its

@@ -488,6 +488,34 @@ static HIST__MAP_INLINE uint64_t *hist__map_find_owned(struct hist_map *m, uint6
 }
 
 /*
+ * The first probe of hist__map_find_owned() alone, for a map that
+ * hist__map_slots32() accepts: the inline sums of K's element when it is
+ * at its start slot, READY, SLOT's own and not CROSSED, else NULL having
+ * done nothing, with *ABSENT set when the start slot is empty (K is not
+ * in the map: hist__map_drop_absent() and hist__map_insert_slow() do the
+ * rest) and false when K may be further on (hist__map_find_owned(),
+ * which looks again).  In a table at most half full most hits end here,
+ * and a caller that inlines only this probe keeps few enough values live
+ * to need no saved registers: the rest of the chain is out of line.
+ */
+static HIST__MAP_INLINE uint64_t *hist__map_first_owned32(struct hist_map *m, uint64_t k,
+							   uint32_t slot, bool *absent)
+{
+	uint64_t h = hist__map_hash8(k);
+	uint32_t want = HIST__MAP_READY | slot << HIST__MAP_HOME_SHIFT |
+			((uint32_t)h & HIST__MAP_TAG);
+	size_t idx = (uint32_t)(h >> 32) >> m->shift;
+	struct hist_map_elt *e = (struct hist_map_elt *)(m->slots + (idx << 5));
+	/* Acquire: pairs with the READY release before the key compare. */
+	uint32_t s = hist__load_acquire(&e->state);
+
+	if (hist__likely(s == want && e->data[0] == k))
+		return e->data + 1;
+	*absent = !s;
+	return NULL;
+}
+
+/*
  * hist__map_find_owned() for a key of WORDS words (the map's key_size / 8,
  * more than one), at KEY: the sums SLOT (owned, below nr_cpus, of a
  * hits_sum0, pcpu_sums map) adds to for a key within
