@@ -1325,6 +1325,54 @@ static void test_pcpu_keys(void)
 }
 
 /*
+ * Keys of 16 and 24 bytes with two sums on a map of several cpu slots:
+ * slots of one cache line each, the home slot's sums inline (so a hit
+ * from the creator's slot touches one line), the other slots' in their
+ * copies, and the home's own copy once the element is CROSSED.
+ */
+static void test_pcpu_wide_home(void)
+{
+	uint32_t ks;
+
+	for (ks = 16; ks <= 24; ks += 8) {
+		struct hist_map *m = make_pcpu(7, ks, 0, 2, 2);
+		uint64_t key[3] = { 1, 2, 3 }, *s = NULL, *home;
+		struct hist_map_elt *e;
+		bool absent = false;
+
+		T_ASSERT(m != NULL);
+		if (!m)
+			continue;
+		T_EQ(m->stride, 64);
+		T_ASSERT(m->inline_home && m->nb_xor == 0);
+		e = hist__map_insert_sums(m, key, 0, NULL, &s);
+		T_ASSERT(e != NULL && s == e->data + ks / 8);
+		if (!e) {
+			hist__map_destroy(m);
+			continue;
+		}
+		hist__map_sums_add(s, 0, 1, true);
+		hist__map_sums_add(s, 1, 10, true);
+		home = hist__map_find_owned_words(m, key, ks / 8, 0, &absent);
+		T_ASSERT(home == s && !absent);
+		/* another slot: nothing until the full path marks it CROSSED */
+		T_ASSERT(hist__map_find_owned_words(m, key, ks / 8, 1, &absent) == NULL);
+		T_ASSERT(hist__map_insert_sums(m, key, 1, NULL, &s) == e && s != home);
+		hist__map_sums_add(s, 0, 1, true);
+		hist__map_sums_add(s, 1, 20, true);
+		T_ASSERT(hist__map_find_owned_words(m, key, ks / 8, 1, &absent) == s);
+		/* and the home slot leaves its inline sums for its copy */
+		T_ASSERT(hist__map_insert_sums(m, key, 0, NULL, &s) == e && s != home);
+		hist__map_sums_add(s, 0, 1, true);
+		hist__map_sums_add(s, 1, 40, true);
+		T_ASSERT(hist__map_find_owned_words(m, key, ks / 8, 0, &absent) == s);
+		T_EQU(hist__map_sum(m, e, 0), 3);
+		T_EQU(hist__map_sum(m, e, 1), 70);
+		hist__map_destroy(m);
+	}
+}
+
+/*
  * Threads owning a slot each (plain adds) and threads on the shared path
  * (atomic adds), on the same keys, with a reader: exact totals at rest.
  */
@@ -1353,8 +1401,8 @@ static void *pcpu_writer(void *p)
 
 	pthread_barrier_wait(&s->start);
 	for (i = 0; i < s->iters; i++) {
-		uint64_t key = splitmix(&seed) % 64, *sums;
-		struct hist_map_elt *e = hist__map_insert_sums(s->m, &key, slot, NULL, &sums);
+		uint64_t key = splitmix(&seed) % 64, kw[2] = { key, ~key }, *sums;
+		struct hist_map_elt *e = hist__map_insert_sums(s->m, kw, slot, NULL, &sums);
 
 		if (!e)
 			continue;
@@ -1372,8 +1420,8 @@ static void *pcpu_reader(void *p)
 
 	pthread_barrier_wait(&s->start);
 	while (!__atomic_load_n(&s->done, __ATOMIC_ACQUIRE)) {
-		uint64_t key = 7, hits;
-		struct hist_map_elt *e = hist__map_lookup(s->m, &key);
+		uint64_t kw[2] = { 7, ~7ull }, hits;
+		struct hist_map_elt *e = hist__map_lookup(s->m, kw);
 
 		/* Sums only grow while the writers run. */
 		if (e) {
@@ -1385,7 +1433,7 @@ static void *pcpu_reader(void *p)
 	return NULL;
 }
 
-static void test_pcpu_stress(void)
+static void pcpu_stress(uint32_t key_size)
 {
 	struct pcpu_stress *s = calloc(1, sizeof(*s));
 	struct pcpu_arg args[PCPU_OWNERS + PCPU_SHARED];
@@ -1393,7 +1441,7 @@ static void test_pcpu_stress(void)
 	uint64_t key, total = 0, bad = 0;
 	uint32_t t;
 
-	s->m = make_pcpu(8, 8, 0, 2, PCPU_OWNERS);
+	s->m = make_pcpu(8, key_size, 0, 2, PCPU_OWNERS);
 	s->iters = T_SCALE(200000);
 	pthread_barrier_init(&s->start, NULL, PCPU_OWNERS + PCPU_SHARED + 1);
 	pthread_create(&rd, NULL, pcpu_reader, s);
@@ -1407,8 +1455,8 @@ static void test_pcpu_stress(void)
 	__atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
 	pthread_join(rd, NULL);
 	for (key = 0; key < 64; key++) {
-		struct hist_map_elt *e = hist__map_lookup(s->m, &key);
-		uint64_t want = 0;
+		uint64_t kw[2] = { key, ~key }, want = 0;
+		struct hist_map_elt *e = hist__map_lookup(s->m, kw);
 
 		for (t = 0; t < PCPU_OWNERS + PCPU_SHARED; t++)
 			want += s->want[t][key];
@@ -1426,6 +1474,15 @@ static void test_pcpu_stress(void)
 	pthread_barrier_destroy(&s->start);
 	hist__map_destroy(s->m);
 	free(s);
+}
+
+/* 8-byte keys (32-byte slots, two to a line) and 16-byte keys (a line
+ * each); the writers' keys are {key, ~key}, of which an 8-byte map uses
+ * the first word. */
+static void test_pcpu_stress(void)
+{
+	pcpu_stress(8);
+	pcpu_stress(16);
 }
 
 int main(void)
@@ -1448,6 +1505,7 @@ int main(void)
 	T_RUN(test_first_owned32);
 	T_RUN(test_own_claim_no_wait);
 	T_RUN(test_pcpu_keys);
+	T_RUN(test_pcpu_wide_home);
 	T_RUN(test_pcpu_stress);
 	T_RUN(test_stress);
 	T_RUN(test_stress_new_keys);

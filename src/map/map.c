@@ -14,9 +14,11 @@
  * most 0.5, like the kernel's), linear probing, 64-byte aligned.  Elements
  * live inline in their slot (layout in map_inline.h): the state word, the
  * key, the home slot's sums and the payload are adjacent, so a hit with no
- * collision touches one slot and, for slots of 16 or 32 bytes, exactly one
- * cache line.  For an 8-byte key and two sums a slot is 32 bytes: 64 bytes
- * of table per element of capacity.
+ * collision touches one slot and, for slots of 16, 32 or 64 bytes, exactly
+ * one cache line.  For an 8-byte key and two sums a slot is 32 bytes: 64
+ * bytes of table per element of capacity.  A 16 to 40-byte key with two
+ * sums takes a whole 64-byte line when there are several cpu slots, so
+ * that its home's sums can be inline too (see below).
  *
  * The state word of a slot moves only forward until the next clear:
  *
@@ -62,7 +64,8 @@
  * then checks nothing but its own state word.  These are placement
  * hints: a neighbour missed in a race costs a shared line, never a
  * count, since each word still has one writer.  Inline sums are used
- * only where that check covers every neighbour (32-byte slots) or where
+ * only where that check covers every neighbour (32-byte slots), where a
+ * slot is a line of its own (64-byte slots: no neighbour), or where
  * there is one cpu slot; other maps publish every element CROSSED and
  * keep no inline sums.
  *
@@ -623,8 +626,13 @@ static bool params_valid(const struct hist_map_params *p)
 
 /*
  * Slots of up to 32 bytes are rounded to a power of two so that none
- * straddles a cache line (one miss per hit); larger ones span lines anyway
- * and are only kept 8-byte aligned for the u64 sums.
+ * straddles a cache line (one miss per hit); so are those of up to 64
+ * with inline sums on a map of several cpu slots, so that each is a line
+ * no other owner writes.  Larger ones span lines anyway and are only
+ * kept 8-byte aligned for the u64 sums.  Rounding 40 bytes up to 64
+ * costs 48 bytes of table per element of capacity, less than the copy
+ * line that a hit without inline sums reads besides its element: comm
+ * keys 170 -> 155 instructions per hit, 5-8% faster.
  */
 static uint32_t slot_stride(const struct hist_map_params *p, bool inline_sums)
 {
@@ -637,6 +645,8 @@ static uint32_t slot_stride(const struct hist_map_params *p, bool inline_sums)
 		return 16;
 	if (stride <= 32)
 		return 32;
+	if (stride <= 64 && inline_sums && p->nr_cpus > 1)
+		return 64;
 	return stride;
 }
 
@@ -660,15 +670,15 @@ struct hist_map *hist__map_create(const struct hist_map_params *p)
 	m->shift = 32 - (p->bits + 1);
 	/*
 	 * The home slot's sums go inline when no two owners can write one
-	 * line through them: a single cpu slot, or 32-byte slots (two per
+	 * line through them: a single cpu slot, 32-byte slots (two per
 	 * line, the neighbour checked when an element is created, see
-	 * line_check()).  Larger slots straddle lines; they keep
-	 * their sums in the copies only.
+	 * line_check()) or 64-byte ones (a line each).  Larger slots
+	 * straddle lines; they keep their sums in the copies only.
 	 */
 	m->nr_cpus = p->nr_cpus ? p->nr_cpus : 1;
 	m->inline_home = p->pcpu_sums && p->nr_sums &&
-			 (m->nr_cpus == 1 || slot_stride(p, true) == 32);
-	m->nb_xor = m->inline_home && m->nr_cpus > 1 ? 32 : 0;
+			 (m->nr_cpus == 1 || slot_stride(p, true) <= 64);
+	m->nb_xor = m->inline_home && m->nr_cpus > 1 && slot_stride(p, true) == 32 ? 32 : 0;
 	m->stride = slot_stride(p, m->inline_home);
 	/* The payload follows the key and the home slot's inline sums. */
 	m->meta_words = (m->key_size / 8 + (m->inline_home ? p->nr_sums : 0))

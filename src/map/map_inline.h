@@ -520,9 +520,10 @@ static HIST__MAP_INLINE uint64_t *hist__map_first_owned32(struct hist_map *m, ui
  * more than one), at KEY: the sums SLOT (owned, below nr_cpus, of a
  * hits_sum0, pcpu_sums map) adds to for a key within
  * HIST__MAP_INLINE_PROBES slots, else NULL having done nothing, with
- * *ABSENT set as hist__map_find_owned() says.  Such
- * maps keep inline sums only with one cpu slot: with more, every hit
- * goes through a copy, so the lookup ends in hist__map_copy_if_used().
+ * *ABSENT set as hist__map_find_owned() says: the home slot's inline
+ * sums, or, for another slot or a CROSSED element, hist__map_copy_if_used().
+ * (With several cpu slots, maps whose slots exceed a line keep no inline
+ * sums: their elements are published CROSSED.)
  */
 static HIST__MAP_INLINE uint64_t *hist__map_find_owned_words(struct hist_map *m,
 							      const uint64_t *key,
