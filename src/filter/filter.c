@@ -945,6 +945,70 @@ static int flatten(struct fparse *p, int32_t root)
 	return 0;
 }
 
+/*
+ * P (an integer field against a constant, the order of cmp_int() in
+ * filter_match.c) as the range test of struct fplain.  With v' and c'
+ * the value and constant in unsigned order (sign bit flipped for a
+ * signed field): v < c is v' in [0, c'), v > c is v' in [c' + 1, 2^64),
+ * an empty range when c' is the largest value (LO wraps to 0, SPAN is
+ * 0); <=, >= and != are the negations of >, < and ==.
+ */
+static void plain_compile(const struct fpred *p, struct fplain *q)
+{
+	uint32_t size = p->fd.size;
+	uint64_t flip = p->fd.is_signed ? 1ull << 63 : 0, c = p->val ^ flip;
+
+	q->and_mask = UINT64_MAX;
+	q->flip = flip;
+	q->neg = false;
+	switch (p->op) {
+	case OP_NE:
+		q->neg = true;
+		/* fall through */
+	case OP_EQ:
+		q->lo = c;
+		q->span = 1;
+		break;
+	case OP_GE:
+		q->neg = true;
+		/* fall through */
+	case OP_LT:
+		q->lo = 0;
+		q->span = c;
+		break;
+	case OP_LE:
+		q->neg = true;
+		/* fall through */
+	case OP_GT:
+		q->lo = c + 1;
+		q->span = UINT64_MAX - c;
+		break;
+	case OP_BAND:
+		q->and_mask = p->val;
+		q->flip = 0;
+		q->lo = 1;
+		q->span = UINT64_MAX;
+		break;
+	default:
+		/* cmp_int(): no other operator matches */
+		q->lo = 0;
+		q->span = 0;
+		break;
+	}
+	q->t = p->t;
+	q->f = p->f;
+	q->off = p->fd.offset;
+	q->is_signed = p->fd.is_signed;
+	q->fd = &p->fd;
+	if (size == 1 || size == 2 || size == 4 || size == 8) {
+		q->shl = (uint8_t)(64 - 8 * size);
+		q->fast_end = (uint64_t)p->fd.offset + 8;
+	} else {
+		q->shl = 0;
+		q->fast_end = UINT64_MAX;
+	}
+}
+
 /* ------------------------------------------------------------------------
  * Entry points
  */
@@ -1035,6 +1099,15 @@ struct hist_filter *hist__filter_compile(const struct hist_event *ev,
 	for (i = 0; i < f->nr; i++)
 		if (f->preds[i].kind != PK_INT || f->preds[i].fd.kind != HIST_FIELD_INT)
 			f->plain = false;
+	if (f->plain && f->nr) {
+		f->plain_preds = hist__zalloc(f->nr * sizeof(*f->plain_preds));
+		if (!f->plain_preds) {
+			/* the general evaluation still works */
+			f->plain = false;
+		}
+		for (i = 0; f->plain && i < f->nr; i++)
+			plain_compile(&f->preds[i], &f->plain_preds[i]);
+	}
 	buf = NULL;
 	p.preds = NULL;
 out:
@@ -1055,6 +1128,7 @@ void hist__filter_destroy(struct hist_filter *f)
 	if (!f)
 		return;
 	free_preds(f->preds, f->nr);
+	hist__free(f->plain_preds);
 	hist__free(f->text);
 	hist__free(f);
 }

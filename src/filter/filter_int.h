@@ -52,14 +52,43 @@ struct fpred {
 	struct hist_field_desc fd; /* private copy; kind picks the accessor */
 };
 
+/*
+ * A predicate of a plain filter (an integer field against a constant)
+ * compiled to one unsigned range test, so that evaluating it takes no
+ * branch on the operator, the field's size or its sign:
+ *
+ *	match = ((((v & AND) ^ FLIP) - LO) < SPAN) != NEG
+ *
+ * V is the field's value as the general evaluator reads it (sign
+ * extended).  FLIP (the sign bit, for a signed comparison) turns signed
+ * order into unsigned order; [LO, LO + SPAN) is the interval of matching
+ * values, modulo 2^64; NEG inverts (!=, <=, >=).  '&' is AND = the
+ * constant, LO = 1, SPAN = 2^64 - 1: any bit in common.
+ * FAST_END: OFF + 8 for a field of 1, 2, 4 or 8 bytes (read with one
+ * 8-byte load while the record holds 8 bytes from OFF, and shifted into
+ * place by SHL), else UINT64_MAX (always read by the general reader).
+ */
+struct fplain {
+	uint64_t and_mask, flip, lo, span;
+	uint64_t fast_end;
+	uint32_t t, f;		/* as in struct fpred */
+	uint32_t off;
+	uint8_t shl;		/* 64 - 8 * size */
+	bool is_signed;
+	bool neg;
+	const struct hist_field_desc *fd;	/* the predicate's own copy */
+};
+
 struct hist_filter {
 	const struct hist_event *ev;
 	char *text;
 	uint32_t nr;
 	struct fpred *preds;
 	/* every predicate compares an integer field of the record with a
-	 * constant: hist__filter_match_data() needs no hist__rec */
+	 * constant: hist__filter_match_data() needs no hist__rec, and
+	 * PLAIN_PREDS holds them compiled (else NULL) */
 	bool plain;
+	struct fplain *plain_preds;
 	struct hist__retired retire;	/* replaced event filters */
 };
 

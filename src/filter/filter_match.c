@@ -417,14 +417,33 @@ static HIST__NOINLINE bool match_data_rec(const struct hist_filter *f,
 	return hist__filter_match(f, &r);
 }
 
+/* The value of P's field in the record DATA of LEN bytes, as
+ * hist__int_at() reads it. */
+static HIST__ALWAYS_INLINE uint64_t plain_value(const struct fplain *p, const uint8_t *data,
+						size_t len)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (hist__likely(p->fast_end <= len)) {
+		uint64_t w;
+
+		/* the field's bytes are the low ones of the 8 at OFF */
+		memcpy(&w, data + p->off, 8);
+		w <<= p->shl;
+		return p->is_signed ? (uint64_t)((int64_t)w >> p->shl) : w >> p->shl;
+	}
+#endif
+	return hist__int_at(p->fd, data, len);
+}
+
 bool hist__filter_match_plain(const struct hist_filter *f, const void *data, size_t len)
 {
 	uint32_t i = 0;
 
 	while (i < f->nr) {
-		const struct fpred *p = &f->preds[i];
+		const struct fplain *p = &f->plain_preds[i];
+		uint64_t v = plain_value(p, data, len);
 
-		i = cmp_int(p, hist__int_at(&p->fd, data, len)) ? p->t : p->f;
+		i = ((((v & p->and_mask) ^ p->flip) - p->lo) < p->span) != p->neg ? p->t : p->f;
 	}
 	return i == f->nr;
 }
