@@ -285,7 +285,12 @@ struct hist_ctx_opts {
 				   sums without atomics; each slot costs one
 				   more copy of every map's sums (16 bytes per
 				   entry with two sums), so hosts with many CPUs
-				   trade memory for contention here */
+				   trade memory for contention here.  While one
+				   thread owns every slot in use, an entry's
+				   first slot adds next to its key; once two
+				   threads own slots, every slot adds to its
+				   copy, so that no thread writes a line
+				   another reads */
 };
 
 /*

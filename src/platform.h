@@ -87,7 +87,12 @@ char *strstr(const char *h, const char *n);
 #define hist__and_relaxed(p, v) ((void)__atomic_fetch_and((p), (v), __ATOMIC_RELAXED))
 #define hist__or_relaxed(p, v) ((void)__atomic_fetch_or((p), (v), __ATOMIC_RELAXED))
 #define hist__or_release(p, v) ((void)__atomic_fetch_or((p), (v), __ATOMIC_RELEASE))
-#define hist__fence_seq_cst() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+/* Sequentially consistent: for the rare store-then-load handshakes
+ * (two threads each publish a word, then look for the other's). */
+#define hist__cas_seq_cst(p, expected, desired)                                  \
+	__atomic_compare_exchange_n((p), (expected), (desired), false,           \
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
+#define hist__load_seq_cst(p) __atomic_load_n((p), __ATOMIC_SEQ_CST)
 /*
  * *P += V for a word that one thread alone writes (a cpu slot's sums and
  * counters, contract 10 in map.c) and others read with relaxed loads.

@@ -1020,7 +1020,7 @@ static uint64_t *find_owned(struct hist_map *m, uint64_t k, uint32_t slot)
 {
 	bool absent = false;
 
-	return hist__map_find_owned(m, k, slot, &absent);
+	return hist__map_find_owned(m, k, slot, hist__map_home_state(slot), &absent);
 }
 
 /*
@@ -1041,7 +1041,8 @@ static void test_first_try_absent(void)
 	if (!m)
 		return;
 	absent = false;
-	T_ASSERT(hist__map_find_owned(m, 1, 0, &absent) == NULL && absent);
+	T_ASSERT(hist__map_find_owned(m, 1, 0, hist__map_home_state(0), &absent) == NULL &&
+		 absent);
 	/* not full: the full insert takes the key */
 	T_ASSERT(!hist__map_drop_absent(m, 0));
 	T_EQU(hist__map_drops(m), 0);
@@ -1054,14 +1055,15 @@ static void test_first_try_absent(void)
 	 * than the inline probes, or to be marked CROSSED), never absent */
 	for (k = 1; k <= 128; k++) {
 		absent = false;
-		s = hist__map_find_owned(m, k, (uint32_t)(k & 1), &absent);
+		s = hist__map_find_owned(m, k, (uint32_t)(k & 1),
+					 hist__map_home_state((uint32_t)(k & 1)), &absent);
 		T_ASSERT(!absent);
 	}
 	/* new keys on the full map: absent where the probe met an empty
 	 * slot, and then a drop on the caller's slot */
 	for (k = 1000; k < 1200; k++) {
 		absent = false;
-		s = hist__map_find_owned(m, k, 1, &absent);
+		s = hist__map_find_owned(m, k, 1, hist__map_home_state(1), &absent);
 		T_ASSERT(s == NULL);
 		if (!absent)
 			continue;
@@ -1102,22 +1104,22 @@ static void test_first_owned32(void)
 			break;
 	T_ASSERT(b < (1ull << 32) && (hist__map_hash8(b) & HIST__MAP_TAG) == (ha & HIST__MAP_TAG));
 	absent = false;
-	T_ASSERT(hist__map_first_owned32(m, a, 0, &absent) == NULL && absent);
+	T_ASSERT(hist__map_first_owned32(m, a, hist__map_home_state(0), &absent) == NULL && absent);
 	e = hist__map_insert_sums(m, &a, 0, NULL, &s);
 	T_ASSERT(e != NULL && s == e->data + 1);
 	if (!e)
 		goto out;
 	absent = true;
-	T_ASSERT(hist__map_first_owned32(m, a, 0, &absent) == s);
+	T_ASSERT(hist__map_first_owned32(m, a, hist__map_home_state(0), &absent) == s);
 	/* the same start slot and tag, another key: looked for further on */
-	T_ASSERT(hist__map_first_owned32(m, b, 0, &absent) == NULL && !absent);
+	T_ASSERT(hist__map_first_owned32(m, b, hist__map_home_state(0), &absent) == NULL && !absent);
 	/* another slot's element: its copy is the full path's business */
 	absent = true;
-	T_ASSERT(hist__map_first_owned32(m, a, 1, &absent) == NULL && !absent);
+	T_ASSERT(hist__map_first_owned32(m, a, hist__map_home_state(1), &absent) == NULL && !absent);
 	/* CROSSED: the home slot leaves its inline sums too */
 	T_ASSERT(hist__map_insert_sums(m, &a, 1, NULL, &s) == e && s != e->data + 1);
 	absent = true;
-	T_ASSERT(hist__map_first_owned32(m, a, 0, &absent) == NULL && !absent);
+	T_ASSERT(hist__map_first_owned32(m, a, hist__map_home_state(0), &absent) == NULL && !absent);
 	/* maps whose slots are not 32 bytes of key and inline sums */
 	p.nr_sums = 3;
 	o = hist__map_create(&p);
@@ -1135,6 +1137,70 @@ static void test_first_owned32(void)
 	hist__map_destroy(o);
 out:
 	hist__map_destroy(m);
+}
+
+/*
+ * The MULTI word (two threads own slots): once it holds
+ * HIST__MAP_NOT_HOME, no hit adds to an element's inline sums, its home
+ * slot's included: the first probe finds nothing for it, the full path
+ * and the first try use the slot's copy, wide keys too.  What was added
+ * inline before stays, and every total is exact.
+ */
+static void test_multi_mode(void)
+{
+	uint32_t multi = 0, ks;
+
+	for (ks = 8; ks <= 16; ks += 8) {
+		struct hist_map_params p = { .bits = 7, .key_size = ks, .nr_sums = 2,
+					     .nr_cpus = 2, .pcpu_sums = true, .hits_sum0 = true,
+					     .multi = &multi };
+		struct hist_map *m = hist__map_create(&p);
+		uint64_t key[2] = { 9, 10 }, *s = NULL, *home, *again;
+		struct hist_map_elt *e;
+		bool absent = false;
+		uint32_t i;
+
+		multi = 0;
+		T_ASSERT(m != NULL);
+		if (!m)
+			continue;
+		e = hist__map_insert_sums(m, key, 0, NULL, &home);
+		T_ASSERT(e != NULL && home == e->data + ks / 8);
+		if (!e) {
+			hist__map_destroy(m);
+			continue;
+		}
+		hist__map_sums_add(home, 0, 1, true);
+		hist__map_sums_add(home, 1, 3, true);
+		multi = HIST__MAP_NOT_HOME;
+		if (ks == 8)
+			T_ASSERT(hist__map_first_owned32(m, key[0], hist__map_home_state(0) |
+								     HIST__MAP_NOT_HOME,
+							 &absent) == NULL && !absent);
+		/* the full path: the home slot's copy, the element CROSSED */
+		T_ASSERT(hist__map_insert_sums(m, key, 0, NULL, &s) == e && s != home);
+		T_ASSERT(e->state & HIST__MAP_CROSSED);
+		for (i = 0; i < 5; i++) {
+			hist__map_sums_add(s, 0, 1, true);
+			hist__map_sums_add(s, 1, 3, true);
+		}
+		again = ks == 8 ? hist__map_find_owned(m, key[0], 0,
+						       hist__map_home_state(0) |
+							       HIST__MAP_NOT_HOME,
+						       &absent)
+				: hist__map_find_owned_words(m, key, 2, 0,
+							     hist__map_home_state(0) |
+								     HIST__MAP_NOT_HOME,
+							     &absent);
+		T_ASSERT(again == s);
+		T_EQU(hist__map_sum(m, e, 0), 6);
+		T_EQU(hist__map_sum(m, e, 1), 18);
+		/* a key created in this mode: never added to inline */
+		key[0] = 11;
+		e = hist__map_insert_sums(m, key, 1, NULL, &s);
+		T_ASSERT(e != NULL && s != e->data + ks / 8);
+		hist__map_destroy(m);
+	}
 }
 
 /*
@@ -1353,19 +1419,19 @@ static void test_pcpu_wide_home(void)
 		}
 		hist__map_sums_add(s, 0, 1, true);
 		hist__map_sums_add(s, 1, 10, true);
-		home = hist__map_find_owned_words(m, key, ks / 8, 0, &absent);
+		home = hist__map_find_owned_words(m, key, ks / 8, 0, hist__map_home_state(0), &absent);
 		T_ASSERT(home == s && !absent);
 		/* another slot: nothing until the full path marks it CROSSED */
-		T_ASSERT(hist__map_find_owned_words(m, key, ks / 8, 1, &absent) == NULL);
+		T_ASSERT(hist__map_find_owned_words(m, key, ks / 8, 1, hist__map_home_state(1), &absent) == NULL);
 		T_ASSERT(hist__map_insert_sums(m, key, 1, NULL, &s) == e && s != home);
 		hist__map_sums_add(s, 0, 1, true);
 		hist__map_sums_add(s, 1, 20, true);
-		T_ASSERT(hist__map_find_owned_words(m, key, ks / 8, 1, &absent) == s);
+		T_ASSERT(hist__map_find_owned_words(m, key, ks / 8, 1, hist__map_home_state(1), &absent) == s);
 		/* and the home slot leaves its inline sums for its copy */
 		T_ASSERT(hist__map_insert_sums(m, key, 0, NULL, &s) == e && s != home);
 		hist__map_sums_add(s, 0, 1, true);
 		hist__map_sums_add(s, 1, 40, true);
-		T_ASSERT(hist__map_find_owned_words(m, key, ks / 8, 0, &absent) == s);
+		T_ASSERT(hist__map_find_owned_words(m, key, ks / 8, 0, hist__map_home_state(0), &absent) == s);
 		T_EQU(hist__map_sum(m, e, 0), 3);
 		T_EQU(hist__map_sum(m, e, 1), 70);
 		hist__map_destroy(m);
@@ -1503,6 +1569,7 @@ int main(void)
 	T_RUN(test_pcpu_home);
 	T_RUN(test_first_try_absent);
 	T_RUN(test_first_owned32);
+	T_RUN(test_multi_mode);
 	T_RUN(test_own_claim_no_wait);
 	T_RUN(test_pcpu_keys);
 	T_RUN(test_pcpu_wide_home);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The context: events, error_log, reclamation, and the hit entry point. */
 #include "core/ctx.h"
+#include "map/map.h"
 #include "core/trigger.h"
 #include "synth/synth.h"
 #include "output/fmt.h"
@@ -14,6 +15,7 @@ hist_ctx *hist_ctx_create(const struct hist_host *host,
 			  const struct hist_ctx_opts *opts, int *err)
 {
 	struct hist_ctx *ctx = hist__zalloc(sizeof(*ctx));
+	uint32_t i;
 
 	if (!ctx)
 		goto nomem;
@@ -27,12 +29,15 @@ hist_ctx *hist_ctx_create(const struct hist_host *host,
 		ctx->opts.max_map_bits = 17;
 	if (ctx->opts.max_map_bits > 24)
 		ctx->opts.max_map_bits = 24;
-	/* One line per slot: no two slots' owners write one cache line. */
-	ctx->cpus_raw = hist__zalloc(sizeof(*ctx->cpus) * (ctx->opts.nr_cpus + 1));
+	/* One line per slot: no two slots' owners write one cache line;
+	 * then the MULTI line, and room to align the array. */
+	ctx->cpus_raw = hist__zalloc(sizeof(*ctx->cpus) * (ctx->opts.nr_cpus + 2));
 	if (!ctx->cpus_raw)
 		goto nomem;
 	ctx->cpus = (struct hist__cpu *)(((uintptr_t)ctx->cpus_raw + HIST__CACHELINE - 1) &
 					 ~(uintptr_t)(HIST__CACHELINE - 1));
+	for (i = 0; i < ctx->opts.nr_cpus; i++)
+		ctx->cpus[i].home = hist__map_home_state(i);
 	if (err)
 		*err = 0;
 	return ctx;
@@ -43,6 +48,34 @@ nomem:
 	if (err)
 		*err = -HIST_ENOMEM;
 	return NULL;
+}
+
+bool hist__slot_claim(struct hist__cpu *cpus, uint32_t nr_cpus, struct hist__cpu *c,
+		      uintptr_t self)
+{
+	uintptr_t w = 0;
+	uint32_t i;
+
+	/*
+	 * Seq_cst, the claim and the loads below: two threads claiming their
+	 * first slots at once cannot both miss the other's claim (in the one
+	 * order of all seq_cst operations, the later claim precedes its
+	 * thread's loads), so one of them sets MULTI.  Once per slot.
+	 */
+	if (!hist__cas_seq_cst(&c->owner, &w, self))
+		return false;
+	for (i = 0; i < nr_cpus; i++) {
+		w = hist__load_seq_cst(&cpus[i].owner);
+		if (w && w != self)
+			break;
+	}
+	if (i == nr_cpus)
+		return true;
+	/* Relaxed: mode words the hits poll; set once, never reset. */
+	hist__store_relaxed(&cpus[nr_cpus].multi, HIST__MAP_NOT_HOME);
+	for (i = 0; i < nr_cpus; i++)
+		hist__or_relaxed(&cpus[i].home, HIST__MAP_NOT_HOME);
+	return true;
 }
 
 void hist_ctx_reclaim(hist_ctx *ctx)

@@ -31,7 +31,25 @@ struct hist__errlog_entry {
  */
 struct hist__cpu {
 	uintptr_t owner;
+	/*
+	 * The state, but for the tag, of an element this slot created and
+	 * adds to inline (hist__map_home_state()), with HIST__MAP_NOT_HOME
+	 * once two threads own slots (never reset): what the first probe of
+	 * a hit through this slot compares with, read from the line that the
+	 * owner check has just loaded.
+	 */
+	uint32_t home;
+	/*
+	 * Used in the entry after the last slot only (not a slot): 0, or
+	 * HIST__MAP_NOT_HOME once two threads own slots (never reset).
+	 * Every map of the context reads it (hist_map_params.multi), so it
+	 * has a line of its own that is written once.
+	 */
+	uint32_t multi;
 } HIST__ALIGNED(HIST__CACHELINE);
+
+/* The word that says the slots of CTX have more than one owner thread. */
+#define HIST__CTX_MULTI(ctx) (&(ctx)->cpus[(ctx)->opts.nr_cpus].multi)
 
 struct hist_ctx {
 	struct hist_host host;
@@ -104,21 +122,64 @@ extern _Thread_local uint64_t hist__self_tls HIST__INTERNAL;
  * flag, since the owner's adds are each one instruction.
  * Returns the slot, or SLOT_SHARED.
  */
-static inline uint32_t hist__slot_own(struct hist__cpu *cpus, uint32_t nr_cpus, uint32_t cpu)
+/*
+ * Claim the free slot C of CPUS (NR_CPUS slots) for the thread SELF:
+ * false when another thread claimed it first.  The first claim by a
+ * second thread sets the MULTI word (HIST__CTX_MULTI()).
+ */
+bool hist__slot_claim(struct hist__cpu *cpus, uint32_t nr_cpus, struct hist__cpu *c,
+		      uintptr_t self) HIST__INTERNAL;
+
+/* The slot of hist_hit.cpu CPU among NR_CPUS. */
+static inline uint32_t hist__slot_index(uint32_t nr_cpus, uint32_t cpu)
 {
-	uint32_t slot = cpu < nr_cpus ? cpu : cpu % nr_cpus;
-	struct hist__cpu *c = &cpus[slot];
-	uintptr_t self = (uintptr_t)HIST__SELF;
+	return cpu < nr_cpus ? cpu : cpu % nr_cpus;
+}
+
+/* Whether the calling thread owns slot C (one load and compare). */
+static inline bool hist__slot_mine(const struct hist__cpu *c)
+{
 	/* Relaxed: the owner is written once; only its own thread compares
 	 * equal, and that thread wrote it. */
-	uintptr_t w = hist__load_relaxed(&c->owner);
+	return HIST__HAVE_SELF && hist__load_relaxed(&c->owner) == (uintptr_t)HIST__SELF;
+}
+
+/* ORed by hist__slot_peek() into a slot no thread owns yet. */
+#define HIST__SLOT_FREE 0x80000000u
+
+/*
+ * hist__slot_own() without the claim: the slot, HIST__SLOT_SHARED, or a
+ * free slot with HIST__SLOT_FREE ORed in (once per slot: the caller then
+ * takes a path with hist__slot_settle(), which claims it).  The hot paths
+ * use this, so that they make no call and keep no register for one.
+ */
+static inline uint32_t hist__slot_peek(struct hist__cpu *cpus, uint32_t nr_cpus, uint32_t cpu)
+{
+	uint32_t slot = hist__slot_index(nr_cpus, cpu);
+	/* Relaxed: as in hist__slot_mine(). */
+	uintptr_t w = hist__load_relaxed(&cpus[slot].owner);
 
 	if (!HIST__HAVE_SELF)
 		return HIST__SLOT_SHARED;
-	/* Acq_rel: claims a free slot once; orders nothing else. */
-	if (hist__unlikely(w != self) && (w || !hist__cas_acq_rel(&c->owner, &w, self)))
-		return HIST__SLOT_SHARED;
-	return slot;
+	if (hist__likely(w == (uintptr_t)HIST__SELF))
+		return slot;
+	return w ? HIST__SLOT_SHARED : slot | HIST__SLOT_FREE;
+}
+
+/* SLOT from hist__slot_peek() as hist__slot_own() would have returned it:
+ * a free slot claimed, if no other thread claims it first. */
+static inline uint32_t hist__slot_settle(struct hist__cpu *cpus, uint32_t nr_cpus, uint32_t slot)
+{
+	if (hist__likely(slot == HIST__SLOT_SHARED || !(slot & HIST__SLOT_FREE)))
+		return slot;
+	slot &= ~HIST__SLOT_FREE;
+	return hist__slot_claim(cpus, nr_cpus, &cpus[slot], (uintptr_t)HIST__SELF)
+		       ? slot : HIST__SLOT_SHARED;
+}
+
+static inline uint32_t hist__slot_own(struct hist__cpu *cpus, uint32_t nr_cpus, uint32_t cpu)
+{
+	return hist__slot_settle(cpus, nr_cpus, hist__slot_peek(cpus, nr_cpus, cpu));
 }
 
 /* The same on CTX's slots (hist__slot_own() with a copy of CTX->cpus

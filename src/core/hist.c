@@ -90,6 +90,7 @@ static struct hist_map *new_map(const struct hist__hist *h)
 	p.nr_sums = h->nr_vals;
 	p.nr_cpus = h->ev->ctx->opts.nr_cpus;
 	p.pcpu_sums = true;
+	p.multi = HIST__CTX_MULTI(h->ev->ctx);
 	p.hits_sum0 = true;	/* sum 0 is the hitcount */
 	p.elt_init = elt_init;
 	return hist__map_create(&p);
@@ -364,8 +365,10 @@ static HIST__ALWAYS_INLINE uint64_t *simple_find(struct hist__hist *h, uint64_t 
 						 bool *absent)
 {
 	/* An owned slot is below the context's nr_cpus, the maps' too.
-	 * Acquire: pairs with the release in hist__hist_clear(). */
-	return hist__map_find_owned(hist__load_acquire(&h->map), k, slot, absent);
+	 * Acquire: pairs with the release in hist__hist_clear().
+	 * Relaxed: HOME, a mode word (hist__map_not_home()). */
+	return hist__map_find_owned(hist__load_acquire(&h->map), k, slot,
+				    hist__load_relaxed(&h->cpus[slot].home), absent);
 }
 
 /* The hit's unlocked adds to SUMS, which SLOT owns. */
@@ -415,6 +418,7 @@ static HIST__ALWAYS_INLINE void insert(struct hist__hist *h, const void *key, ui
 void hist__hist_insert(struct hist__hist *h, const void *key, uint64_t v1, uint64_t v2,
 		       uint32_t slot, bool absent, struct hist__rec *r)
 {
+	slot = hist__slot_settle(h->cpus, h->nr_cpus, slot);
 	if (!drop_absent(h, slot, absent))
 		insert(h, key, v1, v2, slot, r, h->nr_vals);
 }
@@ -518,6 +522,7 @@ void hist__hist_hit_simple(struct hist__trigger *t, const void *rec, size_t len,
 						uint64_t v1, uint64_t v2, uint32_t slot, \
 						bool absent)                          \
 	{                                                                             \
+		slot = hist__slot_settle(h->cpus, h->nr_cpus, slot);                  \
 		if (!drop_absent(h, slot, absent))                                    \
 			insert(h, &k, v1, v2, slot, NULL, NV);                        \
 	}
@@ -577,19 +582,33 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 		return;
 	}
 	simple_read(h, rec, nv, key, val, &k, v);
-	slot = hist__slot_own(h->cpus, h->nr_cpus, hit->cpu);
-	if (first32 && hist__likely(slot != HIST__SLOT_SHARED)) {
-		/* Acquire: pairs with the release in hist__hist_clear(). */
-		sums = hist__map_first_owned32(hist__load_acquire(&h->map), k, slot, &absent);
-		if (hist__likely(sums != NULL))
-			simple_add(sums, nv, v);
-		else if (absent)
-			hit_ins[nv - 1](h, k, v[1], v[2], slot, true);
-		else
-			hit_rest[nv - 1](h, k, v[1], slot);
+	if (first32) {
+		const struct hist__cpu *c;
+
+		slot = hist__slot_index(h->nr_cpus, hit->cpu);
+		c = &h->cpus[slot];
+		if (hist__likely(hist__slot_mine(c))) {
+			/* Acquire: pairs with the release in hist__hist_clear().
+			 * Relaxed: HOME, a mode word (hist__map_not_home()). */
+			sums = hist__map_first_owned32(hist__load_acquire(&h->map), k,
+						       hist__load_relaxed(&c->home), &absent);
+			if (hist__likely(sums != NULL))
+				simple_add(sums, nv, v);
+			else if (absent)
+				hit_ins[nv - 1](h, k, v[1], v[2], slot, true);
+			else
+				hit_rest[nv - 1](h, k, v[1], slot);
+			return;
+		}
+		/* another thread's slot, or one not owned yet (claimed by
+		 * the insert half) */
+		hit_ins[nv - 1](h, k, v[1], v[2], hist__slot_peek(h->cpus, h->nr_cpus, hit->cpu),
+				false);
 		return;
 	}
-	if (hist__unlikely(slot == HIST__SLOT_SHARED) ||
+	/* a slot not owned yet is claimed by the insert half */
+	slot = hist__slot_peek(h->cpus, h->nr_cpus, hit->cpu);
+	if (hist__unlikely(slot >= HIST__SLOT_FREE) ||
 	    hist__unlikely(!(sums = simple_find(h, k, slot, &absent)))) {
 		hit_ins[nv - 1](h, k, v[1], v[2], slot, absent);
 		return;

@@ -130,6 +130,7 @@ static HIST__ALWAYS_INLINE void hit_wide(const struct hist__tlist *tl, const uin
 {
 	struct hist__hist *h = tl->fast->hist;
 	uint64_t key[HIST__WIDE_WORDS], v1 = 0, v2 = 0, *sums;
+	const struct hist__cpu *c;
 	bool absent = false;
 	uint32_t slot;
 
@@ -145,16 +146,21 @@ static HIST__ALWAYS_INLINE void hit_wide(const struct hist__tlist *tl, const uin
 		v1 = rd_field_in(&h->rd_vals[1], rec, RD_ANY);
 	if (nv > 2)
 		v2 = rd_field_in(&h->rd_vals[2], rec, RD_ANY);
-	slot = hist__slot_own(h->cpus, h->nr_cpus, hit->cpu);
-	/* acquire: pairs with the release in hist__hist_clear() */
-	if (hist__unlikely(slot == HIST__SLOT_SHARED) ||
+	slot = hist__slot_index(h->nr_cpus, hit->cpu);
+	c = &h->cpus[slot];
+	/* acquire: pairs with the release in hist__hist_clear();
+	 * relaxed: HOME, a mode word (hist__map_not_home()) */
+	if (hist__unlikely(!hist__slot_mine(c)) ||
 	    hist__unlikely(!(sums = hist__map_find_owned_words(hist__load_acquire(&h->map), key,
 								words ? words : h->key_words,
-								slot, &absent)))) {
+								slot, hist__load_relaxed(&c->home),
+								&absent)))) {
 		/* what the inline probes left over (a new key, a long
-		 * chain, a shared cpu slot, an element to mark CROSSED);
-		 * no record: .execname hists take the general path */
-		hist__hist_insert(h, key, v1, v2, slot, absent, NULL);
+		 * chain, a shared cpu slot or one not owned yet, an element
+		 * to mark CROSSED); no record: .execname hists take the
+		 * general path */
+		hist__hist_insert(h, key, v1, v2, hist__slot_peek(h->cpus, h->nr_cpus, hit->cpu),
+				  absent, NULL);
 		return;
 	}
 	hist__add_local(&sums[0], 1);

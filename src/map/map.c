@@ -69,6 +69,15 @@
  * there is one cpu slot; other maps publish every element CROSSED and
  * keep no inline sums.
  *
+ * The MULTI word of the params (the context's: set once two threads own
+ * cpu slots) turns the inline sums off for every later hit: from then on
+ * the home slot adds to its copy as the others do, and no hit writes a
+ * table line.  With two writer threads, a line written by one and read
+ * by the other (a neighbour, a probe passing over it, or the hardware
+ * prefetchers) costs more than the copy line each hit then writes (see
+ * hist__map_not_home()).  One thread that hits through several slots
+ * keeps the inline sums.
+ *
  * A read adds the inline sums and the copies marked in USED (a copy's
  * first use sets its bit), so reads cost the copies in use, not nr_cpus.
  * This is the kernel's per-cpu counter idea; the copies cost nr_cpus + 1
@@ -688,6 +697,7 @@ struct hist_map *hist__map_create(const struct hist_map_params *p)
 	if (m->nr_cpus > HIST__MAP_CPUS_MAX)
 		goto fail;
 	m->nr_sums = p->nr_sums;
+	m->multi = p->multi ? p->multi : &m->zero;
 	m->elt_init = p->elt_init;
 	m->hash = p->hash;
 	m->fast8 = m->key_size == 8 && !m->hash;

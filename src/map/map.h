@@ -39,6 +39,14 @@ struct hist_map_params {
 	 * map then keeps no hit counter of its own and hist__map_hits() adds
 	 * up sum 0 of every element, so a hit writes no counter line. */
 	bool hits_sum0;
+	/*
+	 * pcpu_sums: a word that its owner sets to HIST__MAP_NOT_HOME (and
+	 * never back to 0) once the slots are owned by more than one thread
+	 * (NULL: never).  From then on the home slot adds to its copy too,
+	 * as every other slot does: no hit writes a table line (see
+	 * hist__map_not_home()).
+	 */
+	const uint32_t *multi;
 	/* Called once by the thread that creates an element, before it is
 	 * published: fill the payload (beyond the zeroed sums). */
 	void (*elt_init)(void *payload, void *init_arg);
@@ -87,15 +95,16 @@ static inline struct hist_map_elt *hist__map_find_hit(struct hist_map *m, const 
 						      uint32_t slot, uint64_t **sums);
 /* The hit path's first try for a slot's owner; see map_inline.h. */
 static inline uint64_t *hist__map_find_owned(struct hist_map *m, uint64_t k, uint32_t slot,
-					     bool *absent);
+					     uint32_t home, bool *absent);
 /*
  * Whether hist__map_first_owned32() may be used on M: 8-byte keys with
  * the default hash, hits_sum0, per-cpu sums with the home slot's inline,
  * and 32-byte slots.  Fixed at create.
  */
 bool hist__map_slots32(const struct hist_map *m) HIST__INTERNAL;
-static inline uint64_t *hist__map_first_owned32(struct hist_map *m, uint64_t k, uint32_t slot,
+static inline uint64_t *hist__map_first_owned32(struct hist_map *m, uint64_t k, uint32_t home,
 						 bool *absent);
+static inline uint32_t hist__map_home_state(uint32_t slot);
 /*
  * For a key a first try through owned SLOT found absent: when the map is
  * full, count the drop and return true (no element can be created any
