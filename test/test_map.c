@@ -1104,22 +1104,28 @@ static void test_first_owned32(void)
 			break;
 	T_ASSERT(b < (1ull << 32) && (hist__map_hash8(b) & HIST__MAP_TAG) == (ha & HIST__MAP_TAG));
 	absent = false;
-	T_ASSERT(hist__map_first_owned32(m, a, hist__map_home_state(0), &absent) == NULL && absent);
+	T_ASSERT(hist__map_first_owned32(m, a, 0, hist__map_home_state(0), 2, &absent) == NULL && absent);
 	e = hist__map_insert_sums(m, &a, 0, NULL, &s);
 	T_ASSERT(e != NULL && s == e->data + 1);
 	if (!e)
 		goto out;
 	absent = true;
-	T_ASSERT(hist__map_first_owned32(m, a, hist__map_home_state(0), &absent) == s);
+	T_ASSERT(hist__map_first_owned32(m, a, 0, hist__map_home_state(0), 2, &absent) == s);
 	/* the same start slot and tag, another key: looked for further on */
-	T_ASSERT(hist__map_first_owned32(m, b, hist__map_home_state(0), &absent) == NULL && !absent);
+	T_ASSERT(hist__map_first_owned32(m, b, 0, hist__map_home_state(0), 2, &absent) == NULL && !absent);
 	/* another slot's element: its copy is the full path's business */
 	absent = true;
-	T_ASSERT(hist__map_first_owned32(m, a, hist__map_home_state(1), &absent) == NULL && !absent);
-	/* CROSSED: the home slot leaves its inline sums too */
+	T_ASSERT(hist__map_first_owned32(m, a, 1, hist__map_home_state(1), 2, &absent) == NULL && !absent);
+	/* CROSSED: the home slot leaves its inline sums too; each slot's
+	 * first probe finds its copy once the full path has used it */
 	T_ASSERT(hist__map_insert_sums(m, &a, 1, NULL, &s) == e && s != e->data + 1);
+	T_ASSERT(hist__map_first_owned32(m, a, 1, hist__map_home_state(1), 2, &absent) == s);
 	absent = true;
-	T_ASSERT(hist__map_first_owned32(m, a, hist__map_home_state(0), &absent) == NULL && !absent);
+	T_ASSERT(hist__map_first_owned32(m, a, 0, hist__map_home_state(0), 2, &absent) == NULL && !absent);
+	T_ASSERT(hist__map_insert_sums(m, &a, 0, NULL, &s) == e && s != e->data + 1);
+	T_ASSERT(hist__map_first_owned32(m, a, 0, hist__map_home_state(0), 2, &absent) == s);
+	/* and not for the tag twin */
+	T_ASSERT(hist__map_first_owned32(m, b, 1, hist__map_home_state(1), 2, &absent) == NULL && !absent);
 	/* maps whose slots are not 32 bytes of key and inline sums */
 	p.nr_sums = 3;
 	o = hist__map_create(&p);
@@ -1174,9 +1180,9 @@ static void test_multi_mode(void)
 		hist__map_sums_add(home, 1, 3, true);
 		multi = HIST__MAP_NOT_HOME;
 		if (ks == 8)
-			T_ASSERT(hist__map_first_owned32(m, key[0], hist__map_home_state(0) |
+			T_ASSERT(hist__map_first_owned32(m, key[0], 0, hist__map_home_state(0) |
 								     HIST__MAP_NOT_HOME,
-							 &absent) == NULL && !absent);
+							 2, &absent) == NULL && !absent);
 		/* the full path: the home slot's copy, the element CROSSED */
 		T_ASSERT(hist__map_insert_sums(m, key, 0, NULL, &s) == e && s != home);
 		T_ASSERT(e->state & HIST__MAP_CROSSED);
@@ -1193,6 +1199,10 @@ static void test_multi_mode(void)
 								     HIST__MAP_NOT_HOME,
 							     &absent);
 		T_ASSERT(again == s);
+		if (ks == 8)
+			T_ASSERT(hist__map_first_owned32(m, key[0], 0, hist__map_home_state(0) |
+								     HIST__MAP_NOT_HOME,
+							 2, &absent) == s);
 		T_EQU(hist__map_sum(m, e, 0), 6);
 		T_EQU(hist__map_sum(m, e, 1), 18);
 		/* a key created in this mode: never added to inline */

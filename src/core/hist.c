@@ -529,6 +529,19 @@ void hist__hist_hit_simple(struct hist__trigger *t, const void *rec, size_t len,
 HIT_INS(1)
 HIT_INS(2)
 HIT_INS(3)
+/* The insert half for a hit through the slot of CPU that the calling
+ * thread does not own (another thread's, or one to claim). */
+#define HIT_UNOWNED(NV)                                                               \
+	static HIST__NOINLINE void hit_unowned_##NV(struct hist__hist *h, uint64_t k, \
+						    uint64_t v1, uint64_t v2, uint32_t cpu) \
+	{                                                                             \
+		hit_ins_##NV(h, k, v1, v2, hist__slot_peek(h->cpus, h->nr_cpus, cpu),  \
+			     false);                                                  \
+	}
+HIT_UNOWNED(1)
+HIT_UNOWNED(2)
+static void (*const hit_unowned[2])(struct hist__hist *h, uint64_t k, uint64_t v1, uint64_t v2,
+				    uint32_t cpu) = { hit_unowned_1, hit_unowned_2 };
 static void (*const hit_ins[HIST__VALS_MAX])(struct hist__hist *h, uint64_t k, uint64_t v1,
 					     uint64_t v2, uint32_t slot, bool absent) = {
 	hit_ins_1, hit_ins_2, hit_ins_3
@@ -590,8 +603,8 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 		if (hist__likely(hist__slot_mine(c))) {
 			/* Acquire: pairs with the release in hist__hist_clear().
 			 * Relaxed: HOME, a mode word (hist__map_not_home()). */
-			sums = hist__map_first_owned32(hist__load_acquire(&h->map), k,
-						       hist__load_relaxed(&c->home), &absent);
+			sums = hist__map_first_owned32(hist__load_acquire(&h->map), k, slot,
+						       hist__load_relaxed(&c->home), nv, &absent);
 			if (hist__likely(sums != NULL))
 				simple_add(sums, nv, v);
 			else if (absent)
@@ -602,8 +615,7 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 		}
 		/* another thread's slot, or one not owned yet (claimed by
 		 * the insert half) */
-		hit_ins[nv - 1](h, k, v[1], v[2], hist__slot_peek(h->cpus, h->nr_cpus, hit->cpu),
-				false);
+		hit_unowned[nv - 1](h, k, v[1], v[2], hit->cpu);
 		return;
 	}
 	/* a slot not owned yet is claimed by the insert half */

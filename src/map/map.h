@@ -102,7 +102,8 @@ static inline uint64_t *hist__map_find_owned(struct hist_map *m, uint64_t k, uin
  * and 32-byte slots.  Fixed at create.
  */
 bool hist__map_slots32(const struct hist_map *m) HIST__INTERNAL;
-static inline uint64_t *hist__map_first_owned32(struct hist_map *m, uint64_t k, uint32_t home,
+static inline uint64_t *hist__map_first_owned32(struct hist_map *m, uint64_t k, uint32_t slot,
+						 uint32_t home, const uint32_t nr_sums,
 						 bool *absent);
 static inline uint32_t hist__map_home_state(uint32_t slot);
 /*

@@ -529,7 +529,9 @@ static HIST__MAP_INLINE uint64_t *hist__map_find_owned(struct hist_map *m, uint6
  * hist__map_slots32() accepts and a hit through an owned slot whose
  * elements' state is HOME but for the tag (hist__map_home_state(), with
  * hist__map_not_home() ORed in): the inline sums of K's element when it
- * is at its start slot, READY, the slot's own and not CROSSED, else NULL having
+ * is at its start slot, READY, the slot's own and not CROSSED; else SLOT's
+ * copy of them (NR_SUMS, the map's, a constant) when the element there
+ * is CROSSED and the copy in use; else NULL having
  * done nothing, with *ABSENT set when the start slot is empty (K is not
  * in the map: hist__map_drop_absent() and hist__map_insert_slow() do the
  * rest) and false when K may be further on (hist__map_find_owned(),
@@ -538,7 +540,8 @@ static HIST__MAP_INLINE uint64_t *hist__map_find_owned(struct hist_map *m, uint6
  * to need no saved registers: the rest of the chain is out of line.
  */
 static HIST__MAP_INLINE uint64_t *hist__map_first_owned32(struct hist_map *m, uint64_t k,
-							   uint32_t home, bool *absent)
+							   uint32_t slot, uint32_t home,
+							   const uint32_t nr_sums, bool *absent)
 {
 	uint64_t h = hist__map_hash8(k);
 	uint32_t want = home | ((uint32_t)h & HIST__MAP_TAG);
@@ -550,6 +553,16 @@ static HIST__MAP_INLINE uint64_t *hist__map_first_owned32(struct hist_map *m, ui
 	if (hist__likely(s == want && e->data[0] == k))
 		return e->data + 1;
 	*absent = !s;
+	/* CROSSED (a key of several slots, or any key once the slots have
+	 * several owner threads): the copy, as hist__map_copy_if_used().
+	 * READY, CROSSED, the tag, any HOME: all that differs from WANT
+	 * (READY, the tag, maybe NOT_HOME) outside HOME and NOT_HOME is
+	 * CROSSED; a DEAD or BUSY state differs in READY or the tag too. */
+	if (((s ^ want) & ~(HIST__MAP_HOME_MASK | HIST__MAP_NOT_HOME)) == HIST__MAP_CROSSED &&
+	    e->data[0] == k &&
+	    /* Relaxed: as in hist__map_copy_sums(). */
+	    (hist__load_relaxed(&m->used[slot / 64]) >> (slot % 64) & 1))
+		return m->sums[slot] + (size_t)(e->meta & HIST__MAP_IDX_MASK) * nr_sums;
 	return NULL;
 }
 
