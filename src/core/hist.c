@@ -596,11 +596,13 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 	}
 	simple_read(h, rec, nv, key, val, &k, v);
 	if (first32) {
-		const struct hist__cpu *c;
+		/* a cpu past the slots (folded onto one) goes out of line
+		 * too: a hit of the common case computes no remainder */
+		slot = hit->cpu;
+		if (hist__likely(slot < h->nr_cpus) &&
+		    hist__likely(hist__slot_mine(&h->cpus[slot]))) {
+			const struct hist__cpu *c = &h->cpus[slot];
 
-		slot = hist__slot_index(h->nr_cpus, hit->cpu);
-		c = &h->cpus[slot];
-		if (hist__likely(hist__slot_mine(c))) {
 			/* Acquire: pairs with the release in hist__hist_clear().
 			 * Relaxed: HOME, a mode word (hist__map_not_home()). */
 			sums = hist__map_first_owned32(hist__load_acquire(&h->map), k, slot,
@@ -613,8 +615,8 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 				hit_rest[nv - 1](h, k, v[1], slot);
 			return;
 		}
-		/* another thread's slot, or one not owned yet (claimed by
-		 * the insert half) */
+		/* another thread's slot, one not owned yet (claimed by the
+		 * insert half), or a cpu past the slots */
 		hit_unowned[nv - 1](h, k, v[1], v[2], hit->cpu);
 		return;
 	}
