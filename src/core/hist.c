@@ -381,6 +381,20 @@ static HIST__ALWAYS_INLINE void simple_add(uint64_t *sums, const uint32_t nv, co
 		hist__add_local(&sums[2], v[2]);
 }
 
+/* simple_add() of a hit that counts only if PASS (a constant true
+ * where there is no filter): adds 0 otherwise, with no branch. */
+static HIST__ALWAYS_INLINE void simple_add_if(uint64_t *sums, const uint32_t nv,
+					      const uint64_t *v, bool pass)
+{
+	uint64_t mask = 0 - (uint64_t)pass;
+
+	hist__add_local(&sums[0], (uint64_t)pass);
+	if (nv > 1)
+		hist__add_local(&sums[1], v[1] & mask);
+	if (nv > 2)
+		hist__add_local(&sums[2], v[2] & mask);
+}
+
 /* A drop, counted, when the first try found the key ABSENT from H's
  * map and the map is full. */
 static HIST__ALWAYS_INLINE bool drop_absent(struct hist__hist *h, uint32_t slot, bool absent)
@@ -581,17 +595,18 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 {
 	struct hist__hist *h = tl->fast->hist;
 	uint64_t k, v[HIST__VALS_MAX] = { 0 }, *sums;
-	bool absent = false;
+	bool absent = false, pass = true;
 	uint32_t slot;
 
 	/* relaxed: as in hist__triggers_run() */
 	if (hist__unlikely(hist__load_relaxed(&tl->fast->paused)))
 		return;
 	/* rec is not NULL here (hist_event_hit()), the filter plain */
-	if (filtered && !hist__filter_match_plain(tl->fast->filter, rec, len))
-		return;
+	if (filtered)
+		pass = hist__filter_match_plain(tl->fast->filter, rec, len);
 	if (hist__unlikely(len < h->rd_end)) {
-		short_rec(h, rec, len, hit);
+		if (pass)
+			short_rec(h, rec, len, hit);
 		return;
 	}
 	simple_read(h, rec, nv, key, val, &k, v);
@@ -607,19 +622,35 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 			 * Relaxed: HOME, a mode word (hist__map_not_home()). */
 			sums = hist__map_first_owned32(hist__load_acquire(&h->map), k, slot,
 						       hist__load_relaxed(&c->home), nv, &absent);
-			if (hist__likely(sums != NULL))
-				simple_add(sums, nv, v);
-			else if (absent)
+			if (hist__likely(sums != NULL)) {
+				/*
+				 * A record the filter rejects got here too, and
+				 * adds 0: whether a filter passes is a coin toss
+				 * for the branch predictor on many workloads,
+				 * and a mispredicted branch costs more than a
+				 * lookup in a table in cache (the filter row:
+				 * 11.7 -> 7.7 ns per event).
+				 */
+				simple_add_if(sums, nv, v, pass);
+				return;
+			}
+			if (filtered && !pass)
+				return;
+			if (absent)
 				hit_ins[nv - 1](h, k, v[1], v[2], slot, true);
 			else
 				hit_rest[nv - 1](h, k, v[1], slot);
 			return;
 		}
+		if (filtered && !pass)
+			return;
 		/* another thread's slot, one not owned yet (claimed by the
 		 * insert half), or a cpu past the slots */
 		hit_unowned[nv - 1](h, k, v[1], v[2], hit->cpu);
 		return;
 	}
+	if (filtered && !pass)
+		return;
 	/* a slot not owned yet is claimed by the insert half */
 	slot = hist__slot_peek(h->cpus, h->nr_cpus, hit->cpu);
 	if (hist__unlikely(slot >= HIST__SLOT_FREE) ||
