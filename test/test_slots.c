@@ -25,16 +25,6 @@
 #define NR_CPUS 4
 #define KEYS 64
 
-static int no_event(void *data, const char *system, const char *name,
-		    struct hist_event_desc *out)
-{
-	(void)data;
-	(void)system;
-	(void)name;
-	(void)out;
-	return -1;
-}
-
 struct fixture {
 	hist_ctx *ctx;
 	hist_event *ev;
@@ -44,7 +34,7 @@ struct fixture {
 
 static bool setup(struct fixture *f, const char *cmd)
 {
-	struct hist_host host = { .find_event = no_event };
+	struct hist_host host = { 0 };	/* the event is defined below */
 	struct hist_event_desc d = { .system = "t", .name = "ev", .fields = kv_fields,
 				     .nr_fields = sizeof(kv_fields) / sizeof(kv_fields[0]) };
 
