@@ -113,16 +113,6 @@ extern _Thread_local uint64_t hist__self_tls HIST__INTERNAL;
 #endif
 
 /*
- * Per-cpu sums.  A hit whose thread owns its cpu slot (the first thread
- * to hit through it) updates the maps' copy of that slot with
- * hist__add_local(); every other hit (another thread on the same slot)
- * uses the maps' atomic shared copy.  Totals are exact either way.  The
- * owner check is one relaxed load and compare, and nothing is written
- * per hit: nesting (a handler, a generated synthetic event) needs no
- * flag, since the owner's adds are each one instruction.
- * Returns the slot, or SLOT_SHARED.
- */
-/*
  * Claim the free slot C of CPUS (NR_CPUS slots) for the thread SELF:
  * false when another thread claimed it first.  The first claim by a
  * second thread sets the MULTI word (HIST__CTX_MULTI()).
@@ -177,6 +167,16 @@ static inline uint32_t hist__slot_settle(struct hist__cpu *cpus, uint32_t nr_cpu
 		       ? slot : HIST__SLOT_SHARED;
 }
 
+/*
+ * Per-cpu sums.  A hit whose thread owns its cpu slot (the first thread
+ * to hit through it) updates the maps' copy of that slot with
+ * hist__add_local(); every other hit (another thread on the same slot)
+ * uses the maps' atomic shared copy.  Totals are exact either way.  The
+ * owner check is one relaxed load and compare, and nothing is written
+ * per hit: nesting (a handler, a generated synthetic event) needs no
+ * flag, since the owner's adds are each one instruction.
+ * Returns the slot, claimed if it was free, or SLOT_SHARED.
+ */
 static inline uint32_t hist__slot_own(struct hist__cpu *cpus, uint32_t nr_cpus, uint32_t cpu)
 {
 	return hist__slot_settle(cpus, nr_cpus, hist__slot_peek(cpus, nr_cpus, cpu));

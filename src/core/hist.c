@@ -519,7 +519,7 @@ void hist__hist_hit_simple(struct hist__trigger *t, const void *rec, size_t len,
  * evaluated from the record first.  FIRST32: the map's slots are 32
  * bytes (hist__map_slots32()), and only the probe of the key's start
  * slot is inline; the rest of its chain goes to hit_rest_NV(), so that
- * the inline path needs no saved registers.  What the inline path
+ * the inline path saves one register at most.  What the inline path
  * leaves over goes to out-of-line halves entered by tail calls: SHORT,
  * the whole hit of a record too short for the fields, and hit_ins_NV(),
  * the insert of the key and values already read (a new key, a long

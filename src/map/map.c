@@ -638,10 +638,10 @@ static bool params_valid(const struct hist_map_params *p)
  * straddles a cache line (one miss per hit); so are those of up to 64
  * with inline sums on a map of several cpu slots, so that each is a line
  * no other owner writes.  Larger ones span lines anyway and are only
- * kept 8-byte aligned for the u64 sums.  Rounding 40 bytes up to 64
- * costs 48 bytes of table per element of capacity, less than the copy
- * line that a hit without inline sums reads besides its element: comm
- * keys 170 -> 155 instructions per hit, 5-8% faster.
+ * kept 8-byte aligned for the u64 sums.  A 16-byte key's slot grows
+ * from 32 bytes (no inline sums) to 64: 64 bytes more table per element
+ * of capacity, for one line per hit instead of the element's and the
+ * copy's (comm keys 170 -> 155 instructions per hit, 5-8% faster).
  */
 static uint32_t slot_stride(const struct hist_map_params *p, bool inline_sums)
 {

@@ -224,15 +224,16 @@ static inline uint32_t hist__map_home_bits(const struct hist_map *m, uint32_t sl
 
 /*
  * HIST__MAP_NOT_HOME once M's cpu slots are owned by more than one
- * thread (the params' MULTI word holds it), else 0.  ORed into the HOME value that
- * a hit compares with an element's state, it makes every element look
- * another slot's (no state has BUSY with READY and a HOME): each hit adds
- * to its slot's copy, and the inline sums stay frozen, their home's
- * alone, added up by readers as before.  Measured on a 2-core machine
- * (bench/README.md): two threads on disjoint keys, whose table lines
- * would each be written by one of them and read by both, ran 30-40%
- * faster with every line read-only, though each hit then writes a second
- * line; one thread runs 10-40% faster with inline sums.
+ * thread (the params' MULTI word holds it), else 0.  ORed into the HOME
+ * value that a hit compares with an element's state, it makes every
+ * element look another slot's (no state has BUSY with READY and a
+ * HOME): each hit adds to its slot's copy, and the inline sums stay
+ * frozen, their home's alone, added up by readers as before.  Measured
+ * on a 2-core machine (bench/README.md, run G): two threads on disjoint
+ * keys, whose table lines would each be written by one of them and read
+ * by both, ran 15-30% faster with every line read-only, though each hit
+ * then writes a second line; one thread runs 10-40% faster with inline
+ * sums.
  */
 /* The state of a READY element created by the owned SLOT (below
  * nr_cpus), not CROSSED, without its tag. */
@@ -529,15 +530,15 @@ static HIST__MAP_INLINE uint64_t *hist__map_find_owned(struct hist_map *m, uint6
  * hist__map_slots32() accepts and a hit through an owned slot whose
  * elements' state is HOME but for the tag (hist__map_home_state(), with
  * hist__map_not_home() ORed in): the inline sums of K's element when it
- * is at its start slot, READY, the slot's own and not CROSSED; else SLOT's
- * copy of them (NR_SUMS, the map's, a constant) when the element there
- * is CROSSED and the copy in use; else NULL having
- * done nothing, with *ABSENT set when the start slot is empty (K is not
- * in the map: hist__map_drop_absent() and hist__map_insert_slow() do the
- * rest) and false when K may be further on (hist__map_find_owned(),
- * which looks again).  In a table at most half full most hits end here,
- * and a caller that inlines only this probe keeps few enough values live
- * to need no saved registers: the rest of the chain is out of line.
+ * is at its start slot, READY, the slot's own and not CROSSED; else
+ * SLOT's copy of them (NR_SUMS, the map's, a constant) when the element
+ * there is CROSSED and the copy in use; else NULL having done nothing,
+ * with *ABSENT set when the start slot is empty (K is not in the map:
+ * hist__map_drop_absent() and hist__map_insert_slow() do the rest) and
+ * false when K may be further on (hist__map_find_owned(), which looks
+ * again).  In a table at most half full most hits end here, and a
+ * caller that inlines only this probe keeps few enough values live to
+ * save one register at most: the rest of the chain is out of line.
  */
 static HIST__MAP_INLINE uint64_t *hist__map_first_owned32(struct hist_map *m, uint64_t k,
 							   uint32_t slot, uint32_t home,
