@@ -59,6 +59,12 @@ static const struct bench_workload workloads[] = {
 	{ "full", "1 thread, 8K keys into 2K: drops", WK_UNIFORM, BK_U64, 1, 8192, 11, false, true },
 	{ "2t_disj", "2 threads, 1K disjoint keys each", WK_DISJOINT, BK_U64, 2, 1024, 11, false, false },
 	{ "2t_onekey", "2 threads, one hot key", WK_ONEKEY, BK_U64, 2, 1, 11, false, false },
+	/* 2t_disj at scale: the map at the kernel's largest size= (its
+	 * 128K entries filled by both threads' keys), and one past the LLC */
+	{ "2t_d64k", "2 threads, 64K disjoint keys each", WK_DISJOINT, BK_U64, 2, 65536, 17,
+	  false, false },
+	{ "2t_d512k", "2 threads, 512K disjoint keys each", WK_DISJOINT, BK_U64, 2, 524288, 20,
+	  false, false },
 };
 #define NR_WORKLOADS ((int)(sizeof(workloads) / sizeof(workloads[0])))
 
