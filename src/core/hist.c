@@ -743,18 +743,14 @@ bool hist__hist_simple(struct hist__hist *h)
 	enum rd_kind val = RD_U64;
 	uint32_t i, col;
 
-	if (!h->single_int_key || h->uses_ts || h->nr_refs ||
-	    h->nr_vars || h->nr_fvars || h->nr_save_vars || h->nr_actions ||
-	    h->has_self_refs || !set_rd(&h->rd_key, h->keys[0]))
+	if (!h->single_int_key || !plain_aggregation(h) || !set_rd(&h->rd_key, h->keys[0]))
 		return false;
 	h->rd_end = h->rd_key.end;
-	for (i = 1; i < h->nr_vals; i++) {
-		if (!set_rd(&h->rd_vals[i], h->vals[i]))
-			return false;
-		h->rd_end = max_u64(h->rd_end, h->rd_vals[i].end);
+	if (!set_val_rds(h, &h->rd_end))
+		return false;
+	for (i = 1; i < h->nr_vals; i++)
 		if (rd_kind_of(&h->rd_vals[i]) != RD_U64)
 			val = RD_ANY;
-	}
 	/* The map is made at setup and a clear makes the next one alike. */
 	col = h->nr_vals - 1 + (hist__map_slots32(h->map) ? 3 : 0);
 	h->hit_fast = simple_hits[rd_kind_of(&h->rd_key)][val == RD_U64][col];

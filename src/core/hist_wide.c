@@ -249,18 +249,14 @@ bool hist__hist_wide(struct hist__hist *h)
 	uint64_t end = 0;
 	uint32_t i;
 
-	if (h->single_int_key || h->uses_ts || h->nr_refs || h->nr_vars || h->nr_fvars ||
-	    h->nr_save_vars || h->nr_actions || h->has_self_refs || h->needs_comm ||
+	if (h->single_int_key || !plain_aggregation(h) || h->needs_comm ||
 	    h->key_size <= 8 || h->key_size > HIST__WIDE_WORDS * 8 || h->key_size % 8)
 		return false;
 	for (i = 0; i < h->nr_keys; i++)
 		if (!set_kpart(&h->kparts[i], h->keys[i], &end))
 			return false;
-	for (i = 1; i < h->nr_vals; i++) {
-		if (!set_rd(&h->rd_vals[i], h->vals[i]))
-			return false;
-		end = max_u64(end, h->rd_vals[i].end);
-	}
+	if (!set_val_rds(h, &end))
+		return false;
 	h->rd_end = end;
 	h->key_words = h->key_size / 8;
 	h->hit_fast = wide_variant(h);

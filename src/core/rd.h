@@ -35,6 +35,32 @@ static inline uint64_t max_u64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
+/*
+ * Whether H is a plain aggregation, whatever its key: no time stamps,
+ * variable references, variables, saved fields or actions, so that a hit
+ * only adds its values under its key.  What both hist__hist_simple() and
+ * hist__hist_wide() require before looking at the key.
+ */
+static inline bool plain_aggregation(const struct hist__hist *h)
+{
+	return !h->uses_ts && !h->nr_refs && !h->nr_vars && !h->nr_fvars &&
+	       !h->nr_save_vars && !h->nr_actions && !h->has_self_refs;
+}
+
+/* H's value readers (values 1.. of hist__hist_simple()), *END raised to
+ * the end of each; false if a value is not a plain integer field. */
+static inline bool set_val_rds(struct hist__hist *h, uint64_t *end)
+{
+	uint32_t i;
+
+	for (i = 1; i < h->nr_vals; i++) {
+		if (!set_rd(&h->rd_vals[i], h->vals[i]))
+			return false;
+		*end = max_u64(*end, h->rd_vals[i].end);
+	}
+	return true;
+}
+
 /* Field RD of a record that holds it (LEN >= RD->end), read as KIND
  * says when that is a constant. */
 static HIST__ALWAYS_INLINE uint64_t rd_field_in(const struct hist__rd *rd, const uint8_t *data,
