@@ -337,14 +337,23 @@ static inline void hist__map_count_hit(struct hist_map *m, uint32_t slot)
 /*
  * SLOT's copy of the sums of E, CROSSED, when SLOT's copy is already
  * marked used, else NULL: hist__map_copy_sums() without its call.
+ * NR_SUMS is the map's, a constant where the caller knows it.
  */
-static HIST__MAP_INLINE uint64_t *hist__map_copy_if_used(struct hist_map *m,
-							  struct hist_map_elt *e, uint32_t slot)
+static HIST__MAP_INLINE uint64_t *hist__map_copy_if_used_n(struct hist_map *m,
+							    struct hist_map_elt *e, uint32_t slot,
+							    uint32_t nr_sums)
 {
 	/* Relaxed: as in hist__map_copy_sums(). */
 	if (hist__unlikely(!(hist__load_relaxed(&m->used[slot / 64]) >> (slot % 64) & 1)))
 		return NULL;
-	return m->sums[slot] + (size_t)(e->meta & HIST__MAP_IDX_MASK) * m->nr_sums;
+	return m->sums[slot] + (size_t)(e->meta & HIST__MAP_IDX_MASK) * nr_sums;
+}
+
+/* The same for any map: NR_SUMS read from it. */
+static HIST__MAP_INLINE uint64_t *hist__map_copy_if_used(struct hist_map *m,
+							  struct hist_map_elt *e, uint32_t slot)
+{
+	return hist__map_copy_if_used_n(m, e, slot, m->nr_sums);
 }
 
 /*
@@ -555,15 +564,13 @@ static HIST__MAP_INLINE uint64_t *hist__map_first_owned32(struct hist_map *m, ui
 		return e->data + 1;
 	*absent = !s;
 	/* CROSSED (a key of several slots, or any key once the slots have
-	 * several owner threads): the copy, as hist__map_copy_if_used().
+	 * several owner threads): the slot's copy, if in use.
 	 * READY, CROSSED, the tag, any HOME: all that differs from WANT
 	 * (READY, the tag, maybe NOT_HOME) outside HOME and NOT_HOME is
 	 * CROSSED; a DEAD or BUSY state differs in READY or the tag too. */
 	if (((s ^ want) & ~(HIST__MAP_HOME_MASK | HIST__MAP_NOT_HOME)) == HIST__MAP_CROSSED &&
-	    e->data[0] == k &&
-	    /* Relaxed: as in hist__map_copy_sums(). */
-	    (hist__load_relaxed(&m->used[slot / 64]) >> (slot % 64) & 1))
-		return m->sums[slot] + (size_t)(e->meta & HIST__MAP_IDX_MASK) * nr_sums;
+	    e->data[0] == k)
+		return hist__map_copy_if_used_n(m, e, slot, nr_sums);
 	return NULL;
 }
 
