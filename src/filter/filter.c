@@ -946,7 +946,7 @@ static int flatten(struct fparse *p, int32_t root)
 }
 
 /*
- * P (an integer field against a constant, the order of cmp_int() in
+ * P (an integer field against a constant, the order of match_int() in
  * filter_match.c) as the range test of struct fplain.  With v' and c'
  * the value and constant in unsigned order (sign bit flipped for a
  * signed field): v < c is v' in [0, c'), v > c is v' in [c' + 1, 2^64),
@@ -998,13 +998,16 @@ static void plain_compile(const struct fpred *p, struct fplain *q)
 	q->t = p->t;
 	q->f = p->f;
 	q->off = p->fd.offset;
-	q->is_signed = p->fd.is_signed;
 	q->fd = &p->fd;
 	if (size == 1 || size == 2 || size == 4 || size == 8) {
 		q->shl = (uint8_t)(64 - 8 * size);
+		/* an unsigned field's bits after the sign-extending shift */
+		q->zmask = p->fd.is_signed || size == 8 ? UINT64_MAX
+							: (1ull << (8 * size)) - 1;
 		q->fast_end = (uint64_t)p->fd.offset + 8;
 	} else {
 		q->shl = 0;
+		q->zmask = UINT64_MAX;
 		q->fast_end = UINT64_MAX;
 	}
 }
@@ -1095,19 +1098,14 @@ struct hist_filter *hist__filter_compile(const struct hist_event *ev,
 	f->text = buf;
 	f->nr = p.nr_preds;
 	f->preds = p.preds;
-	f->plain = true;
 	for (i = 0; i < f->nr; i++)
 		if (f->preds[i].kind != PK_INT || f->preds[i].fd.kind != HIST_FIELD_INT)
-			f->plain = false;
-	if (f->plain && f->nr) {
-		f->plain_preds = hist__zalloc(f->nr * sizeof(*f->plain_preds));
-		if (!f->plain_preds) {
-			/* the general evaluation still works */
-			f->plain = false;
-		}
-		for (i = 0; f->plain && i < f->nr; i++)
+			break;
+	/* Plain: every predicate an integer field against a constant.  If
+	 * the compiled copy cannot be had, the general evaluation serves. */
+	if (i == f->nr && (f->plain_preds = hist__zalloc(f->nr * sizeof(*f->plain_preds))))
+		for (i = 0; i < f->nr; i++)
 			plain_compile(&f->preds[i], &f->plain_preds[i]);
-	}
 	buf = NULL;
 	p.preds = NULL;
 out:

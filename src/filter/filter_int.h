@@ -65,16 +65,17 @@ struct fpred {
  * values, modulo 2^64; NEG inverts (!=, <=, >=).  '&' is AND = the
  * constant, LO = 1, SPAN = 2^64 - 1: any bit in common.
  * FAST_END: OFF + 8 for a field of 1, 2, 4 or 8 bytes (read with one
- * 8-byte load while the record holds 8 bytes from OFF, and shifted into
- * place by SHL), else UINT64_MAX (always read by the general reader).
+ * 8-byte load while the record holds 8 bytes from OFF, shifted into
+ * place by SHL with its sign extended, and masked by ZMASK, which keeps
+ * an unsigned field's own bits), else UINT64_MAX (always read by the
+ * general reader).
  */
 struct fplain {
 	uint64_t and_mask, flip, lo, span;
-	uint64_t fast_end;
+	uint64_t fast_end, zmask;
 	uint32_t t, f;		/* as in struct fpred */
 	uint32_t off;
 	uint8_t shl;		/* 64 - 8 * size */
-	bool is_signed;
 	bool neg;
 	const struct hist_field_desc *fd;	/* the predicate's own copy */
 };
@@ -84,10 +85,9 @@ struct hist_filter {
 	char *text;
 	uint32_t nr;
 	struct fpred *preds;
-	/* every predicate compares an integer field of the record with a
-	 * constant: hist__filter_match_data() needs no hist__rec, and
-	 * PLAIN_PREDS holds them compiled (else NULL) */
-	bool plain;
+	/* when every predicate compares an integer field of the record with
+	 * a constant (a plain filter: hist__filter_match_data() needs no
+	 * hist__rec), the predicates compiled; else NULL */
 	struct fplain *plain_preds;
 	struct hist__retired retire;	/* replaced event filters */
 };

@@ -48,10 +48,9 @@ static bool scalar_vs_mask(int op, uint64_t cpu, const uint64_t *m)
 	}
 }
 
-/* The value V of an integer field against P's constant. */
-static HIST__ALWAYS_INLINE bool cmp_int(const struct fpred *p, uint64_t v)
+static bool match_int(const struct fpred *p, struct hist__rec *r)
 {
-	uint64_t c = p->val;
+	uint64_t v = hist__read_int(&p->fd, r), c = p->val;
 	bool sgn = p->fd.is_signed;
 
 	switch (p->op) {
@@ -71,11 +70,6 @@ static HIST__ALWAYS_INLINE bool cmp_int(const struct fpred *p, uint64_t v)
 		return (v & c) != 0;
 	}
 	return false;
-}
-
-static bool match_int(const struct fpred *p, struct hist__rec *r)
-{
-	return cmp_int(p, hist__read_int(&p->fd, r));
 }
 
 /* The current cpu compares as the kernel's int; '&' never matches. */
@@ -402,7 +396,7 @@ bool hist__filter_match(const struct hist_filter *f, struct hist__rec *r)
 
 bool hist__filter_plain(const struct hist_filter *f)
 {
-	return f && f->plain;
+	return f && f->plain_preds;
 }
 
 /* hist__filter_match_data() of a filter that is not plain: out of line,
@@ -428,8 +422,7 @@ static HIST__ALWAYS_INLINE uint64_t plain_value(const struct fplain *p, const ui
 
 		/* the field's bytes are the low ones of the 8 at OFF */
 		memcpy(&w, data + p->off, 8);
-		w <<= p->shl;
-		return p->is_signed ? (uint64_t)((int64_t)w >> p->shl) : w >> p->shl;
+		return (uint64_t)((int64_t)(w << p->shl) >> p->shl) & p->zmask;
 	}
 #endif
 	return hist__int_at(p->fd, data, len);
@@ -455,7 +448,7 @@ bool hist__filter_match_data(const struct hist_filter *f, const struct hist_even
 		return true;
 	if (!data)
 		len = 0;
-	if (!f->plain)
+	if (!f->plain_preds)
 		return match_data_rec(f, ev, data, len, hit);
 	return hist__filter_match_plain(f, data, len);
 }
