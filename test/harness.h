@@ -18,6 +18,15 @@
 
 static int t__pass, t__fail, t__cur_failed;
 
+/* The tests' pseudo-random numbers: xorshift64 on the state *S (not 0). */
+static inline uint64_t t_xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
 #define T_FAILF(...)                                                           \
 	do {                                                                   \
 		printf("#   %s:%d: ", __FILE__, __LINE__);                    \

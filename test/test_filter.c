@@ -760,10 +760,7 @@ static uint64_t rng = 88172645463325252ull;
 
 static unsigned rnd(unsigned n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (unsigned)(rng % n);
+	return (unsigned)(t_xorshift(&rng) % n);
 }
 
 static struct xnode pool[4096];

@@ -80,14 +80,6 @@ static int find_event(void *data, const char *sys, const char *name,
 	return 0;
 }
 
-static uint64_t rng_next(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 static void *hitter_main(void *arg)
 {
 	struct hitter *h = arg;
@@ -102,8 +94,8 @@ static void *hitter_main(void *arg)
 			continue;
 		}
 		struct hist_hit hit = { .ts = i, .cpu = h->id, .pid = -1 };
-		unsigned e = (unsigned)(rng_next(&seed) & 1);
-		uint64_t key = 1 + rng_next(&seed) % NR_KEYS;
+		unsigned e = (unsigned)(t_xorshift(&seed) & 1);
+		uint64_t key = 1 + t_xorshift(&seed) % NR_KEYS;
 		struct kv_rec r;
 
 		memset(&r, 0, sizeof(r));
@@ -332,9 +324,9 @@ static void control(struct control_stats *cs)
 	for (ops = 0; ops < CONTROL_OPS || atomic_load(&hitters_done) < NR_HITTERS; ops++) {
 		if (ops == CONTROL_OPS)
 			atomic_store(&stop_hitters, 1);
-		unsigned e = (unsigned)(rng_next(&seed) & 1);
-		unsigned c = (unsigned)(rng_next(&seed) % 4);
-		unsigned op = (unsigned)(rng_next(&seed) % 8);
+		unsigned e = (unsigned)(t_xorshift(&seed) & 1);
+		unsigned c = (unsigned)(t_xorshift(&seed) % 4);
+		unsigned op = (unsigned)(t_xorshift(&seed) % 8);
 
 		if (!active[e][c]) {
 			if (cmd(evs[e], "%s", churn[c]) == 0) {

@@ -57,10 +57,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
 static uint64_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return t_xorshift(&rng);
 }
 
 /* A string field of SIZE bytes: text from a small alphabet (so that keys
