@@ -13,6 +13,11 @@
  * hist_map: libhist's map alone (src/map, internal API) with per-cpu sums,
  *   the same key bytes and sums, each thread owning its cpu slot: what the
  *   map costs without the trigger machinery around it.
+ *
+ * map_atomic: the same map with the kernel's layout of the sums: in the
+ *   element, updated with locked adds by every thread (no per-cpu
+ *   copies).  It holds the 64 bytes per entry of the memory target, and
+ *   measures what the copies buy on the speed targets.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -379,17 +384,18 @@ struct hm {
 	} th[LH_THREADS_MAX];
 };
 
-static void *hm_create(const struct bench_cfg *cfg, const char **why)
+static void *hm_create_sums(const struct bench_cfg *cfg, const char **why, bool pcpu)
 {
 	struct hist_map_params p = { 0 };
 	struct hm *m = bench_zalloc(sizeof(*m));
 
 	p.bits = cfg->w->map_bits;
 	p.key_size = 8 * bench_key_words(cfg->w->key);
-	p.payload_size = 0;	/* the sums are per cpu, outside the payload */
+	/* per-cpu sums live outside the payload, atomic ones lead it */
+	p.payload_size = pcpu ? 0 : 16;
 	p.nr_sums = 2;
 	p.nr_cpus = (uint32_t)(cfg->nr_cpus > cfg->nthreads ? cfg->nr_cpus : cfg->nthreads);
-	p.pcpu_sums = true;
+	p.pcpu_sums = pcpu;
 	m->map = hist__map_create(&p);
 	if (!m->map) {
 		*why = "hist__map_create failed";
@@ -397,6 +403,16 @@ static void *hm_create(const struct bench_cfg *cfg, const char **why)
 		return NULL;
 	}
 	return m;
+}
+
+static void *hm_create(const struct bench_cfg *cfg, const char **why)
+{
+	return hm_create_sums(cfg, why, true);
+}
+
+static void *hm_create_atomic(const struct bench_cfg *cfg, const char **why)
+{
+	return hm_create_sums(cfg, why, false);
 }
 
 static void *hm_thread_init(void *map, int tid)
@@ -425,6 +441,22 @@ static void *hm_thread_init(void *map, int tid)
 	} while (0)
 
 BENCH_HIT_VARIANTS(hm_hit, HM_BODY)
+
+#define HM_ATOMIC_BODY(h, r, K)						\
+	do {								\
+		struct hm_thread *t_ = (h);				\
+		uint64_t k_[BENCH_KEY_WORDS_MAX];			\
+		struct hist_map_elt *e_;				\
+									\
+		bench_key_read(K, r, k_);				\
+		e_ = hist__map_insert_cpu(t_->map, k_, t_->cpu, NULL);	\
+		if (e_) {						\
+			hist__map_sum_add(e_, 0, 1);			\
+			hist__map_sum_add(e_, 1, (r)->val);		\
+		}							\
+	} while (0)
+
+BENCH_HIT_VARIANTS(hm_atomic_hit, HM_ATOMIC_BODY)
 
 static int hm_read_out(void *map, struct bench_readout *o, const char **why)
 {
@@ -465,6 +497,16 @@ const struct bench_contender bench_libhist_map = {
 	.create = hm_create,
 	.thread_init = hm_thread_init,
 	.hit_fn = hm_hit_pick,
+	.read_out = hm_read_out,
+	.destroy = hm_destroy,
+};
+
+const struct bench_contender bench_libhist_map_atomic = {
+	.name = "map_atomic",
+	.supports = bench_supports_plain,
+	.create = hm_create_atomic,
+	.thread_init = hm_thread_init,
+	.hit_fn = hm_atomic_hit_pick,
 	.read_out = hm_read_out,
 	.destroy = hm_destroy,
 };
