@@ -1076,73 +1076,118 @@ static void test_first_try_absent(void)
 	hist__map_destroy(m);
 }
 
+/* The first look of the hit path for M (hist__map_line2() says which). */
+static uint64_t *first_look(struct hist_map *m, uint64_t k, uint32_t slot, uint32_t home,
+			    bool *absent)
+{
+	if (hist__map_line2(m))
+		return hist__map_first_line32(m, k, slot, home, 2, absent);
+	return hist__map_first_owned32(m, k, slot, home, 2, absent);
+}
+
 /*
- * The first probe alone (hist__map_first_owned32()): the inline sums of
- * a key its slot created, at its start slot; nothing for a key that
- * shares that slot and tag but not the key, for another slot's element
- * or a CROSSED one; "absent" only when the start slot is empty.  And the
- * maps it may be used on.
+ * The first look alone, in a table in cache (hist__map_first_line32())
+ * and in one past 8 MiB (hist__map_first_owned32()): the inline sums of a
+ * key its slot created, at its start slot; nothing for a key that shares
+ * that slot and tag but not the key, for another slot's element or a
+ * CROSSED one; "absent" only when the start slot is empty.  In a table
+ * in cache, chains start at a line's first slot and the second is looked
+ * at too.  And the maps each may be used on.
  */
 static void test_first_owned32(void)
 {
-	struct hist_map_params p = { .bits = 7, .key_size = 8, .nr_sums = 2, .nr_cpus = 2,
-				     .pcpu_sums = true, .hits_sum0 = true };
-	struct hist_map *m = hist__map_create(&p), *o;
-	uint64_t a = 5, b, ha, *s = NULL;
-	struct hist_map_elt *e;
-	bool absent;
+	uint32_t bits;
 
-	T_ASSERT(m != NULL && hist__map_slots32(m));
-	if (!m)
-		return;
-	/* a key with A's start slot and tag: below 2^32 the hash is the
-	 * key times a constant, so keys 2^16 apart share the tag */
-	ha = hist__map_hash8(a);
-	for (b = a + (1u << 16); b < (1ull << 32); b += 1u << 16)
-		if ((uint32_t)(hist__map_hash8(b) >> 32) >> m->shift ==
-		    (uint32_t)(ha >> 32) >> m->shift)
-			break;
-	T_ASSERT(b < (1ull << 32) && (hist__map_hash8(b) & HIST__MAP_TAG) == (ha & HIST__MAP_TAG));
-	absent = false;
-	T_ASSERT(hist__map_first_owned32(m, a, 0, hist__map_home_state(0), 2, &absent) == NULL && absent);
-	e = hist__map_insert_sums(m, &a, 0, NULL, &s);
-	T_ASSERT(e != NULL && s == e->data + 1);
-	if (!e)
-		goto out;
-	absent = true;
-	T_ASSERT(hist__map_first_owned32(m, a, 0, hist__map_home_state(0), 2, &absent) == s);
-	/* the same start slot and tag, another key: looked for further on */
-	T_ASSERT(hist__map_first_owned32(m, b, 0, hist__map_home_state(0), 2, &absent) == NULL && !absent);
-	/* another slot's element: its copy is the full path's business */
-	absent = true;
-	T_ASSERT(hist__map_first_owned32(m, a, 1, hist__map_home_state(1), 2, &absent) == NULL && !absent);
-	/* CROSSED: the home slot leaves its inline sums too; each slot's
-	 * first probe finds its copy once the full path has used it */
-	T_ASSERT(hist__map_insert_sums(m, &a, 1, NULL, &s) == e && s != e->data + 1);
-	T_ASSERT(hist__map_first_owned32(m, a, 1, hist__map_home_state(1), 2, &absent) == s);
-	absent = true;
-	T_ASSERT(hist__map_first_owned32(m, a, 0, hist__map_home_state(0), 2, &absent) == NULL && !absent);
-	T_ASSERT(hist__map_insert_sums(m, &a, 0, NULL, &s) == e && s != e->data + 1);
-	T_ASSERT(hist__map_first_owned32(m, a, 0, hist__map_home_state(0), 2, &absent) == s);
-	/* and not for the tag twin */
-	T_ASSERT(hist__map_first_owned32(m, b, 1, hist__map_home_state(1), 2, &absent) == NULL && !absent);
-	/* maps whose slots are not 32 bytes of key and inline sums */
-	p.nr_sums = 3;
-	o = hist__map_create(&p);
-	T_ASSERT(o && !hist__map_slots32(o));
-	hist__map_destroy(o);
-	p.nr_sums = 2;
-	p.key_size = 16;
-	o = hist__map_create(&p);
-	T_ASSERT(o && !hist__map_slots32(o));
-	hist__map_destroy(o);
-	p.key_size = 8;
-	p.hits_sum0 = false;
-	o = hist__map_create(&p);
-	T_ASSERT(o && !hist__map_slots32(o));
-	hist__map_destroy(o);
+	for (bits = 7; bits <= 18; bits += 11) {
+		struct hist_map_params p = { .bits = bits, .key_size = 8, .nr_sums = 2,
+					     .nr_cpus = 2, .pcpu_sums = true, .hits_sum0 = true };
+		struct hist_map *m = hist__map_create(&p), *o;
+		uint64_t a = 5, b, c, ha, *s = NULL, *sb = NULL;
+		struct hist_map_elt *e, *eb;
+		bool absent, line2 = bits == 7;
+
+		T_ASSERT(m != NULL && hist__map_slots32(m));
+		if (!m)
+			return;
+		T_ASSERT(hist__map_line2(m) == line2);
+		/* a key with A's start slot and tag: below 2^32 the hash is
+		 * the key times a constant, so keys 2^16 apart share the tag */
+		ha = hist__map_hash8(a);
+		for (b = a + (1u << 16); b < (1ull << 32); b += 1u << 16)
+			if (hist__map_start(m, hist__map_hash8(b)) == hist__map_start(m, ha))
+				break;
+		T_ASSERT(b < (1ull << 32) &&
+			 (hist__map_hash8(b) & HIST__MAP_TAG) == (ha & HIST__MAP_TAG));
+		absent = false;
+		T_ASSERT(first_look(m, a, 0, hist__map_home_state(0), &absent) == NULL && absent);
+		e = hist__map_insert_sums(m, &a, 0, NULL, &s);
+		T_ASSERT(e != NULL && s == e->data + 1);
+		if (!e)
+			goto out;
+		T_ASSERT(!line2 || hist__map_start(m, ha) % 2 == 0);
+		absent = true;
+		T_ASSERT(first_look(m, a, 0, hist__map_home_state(0), &absent) == s);
+		/* the same start slot and tag, another key: looked for further on */
+		T_ASSERT(first_look(m, b, 0, hist__map_home_state(0), &absent) == NULL && !absent);
+		if (line2) {
+			/* B at the line's second slot: found by the first look,
+			 * inline, and A still is */
+			eb = hist__map_insert_sums(m, &b, 0, NULL, &sb);
+			T_ASSERT(eb != NULL && (char *)eb == (char *)e + 32 && sb == eb->data + 1);
+			T_ASSERT(first_look(m, b, 0, hist__map_home_state(0), &absent) == sb);
+			T_ASSERT(first_look(m, a, 0, hist__map_home_state(0), &absent) == s);
+			/* a third key of that line: not there, but its chain
+			 * goes on past the line, so not known to be absent */
+			for (c = b + (1u << 16); c < (1ull << 32); c += 1u << 16)
+				if (hist__map_start(m, hist__map_hash8(c)) == hist__map_start(m, ha))
+					break;
+			T_ASSERT(c < (1ull << 32));
+			absent = true;
+			T_ASSERT(first_look(m, c, 0, hist__map_home_state(0), &absent) == NULL &&
+				 !absent);
+		}
+		/* another slot's element: its copy is the full path's business */
+		absent = true;
+		T_ASSERT(first_look(m, a, 1, hist__map_home_state(1), &absent) == NULL && !absent);
+		/* CROSSED: the home slot leaves its inline sums too; each
+		 * slot's first look finds its copy once the full path has
+		 * used it */
+		T_ASSERT(hist__map_insert_sums(m, &a, 1, NULL, &s) == e && s != e->data + 1);
+		T_ASSERT(first_look(m, a, 1, hist__map_home_state(1), &absent) == s);
+		absent = true;
+		T_ASSERT(first_look(m, a, 0, hist__map_home_state(0), &absent) == NULL && !absent);
+		T_ASSERT(hist__map_insert_sums(m, &a, 0, NULL, &s) == e && s != e->data + 1);
+		T_ASSERT(first_look(m, a, 0, hist__map_home_state(0), &absent) == s);
+		if (line2) {
+			/* the line's other element was marked CROSSED with A:
+			 * slot 0's copy (in use already), at the second slot */
+			T_ASSERT(eb->state & HIST__MAP_CROSSED);
+			T_ASSERT(hist__map_insert_sums(m, &b, 0, NULL, &sb) == eb &&
+				 sb != eb->data + 1);
+			T_ASSERT(first_look(m, b, 0, hist__map_home_state(0), &absent) == sb);
+		} else {
+			/* and not for the tag twin */
+			T_ASSERT(first_look(m, b, 1, hist__map_home_state(1), &absent) == NULL &&
+				 !absent);
+		}
+		/* maps whose slots are not 32 bytes of key and inline sums */
+		p.nr_sums = 3;
+		o = hist__map_create(&p);
+		T_ASSERT(o && !hist__map_slots32(o) && !hist__map_line2(o));
+		hist__map_destroy(o);
+		p.nr_sums = 2;
+		p.key_size = 16;
+		o = hist__map_create(&p);
+		T_ASSERT(o && !hist__map_slots32(o) && !hist__map_line2(o));
+		hist__map_destroy(o);
+		p.key_size = 8;
+		p.hits_sum0 = false;
+		o = hist__map_create(&p);
+		T_ASSERT(o && !hist__map_slots32(o) && !hist__map_line2(o));
+		hist__map_destroy(o);
 out:
-	hist__map_destroy(m);
+		hist__map_destroy(m);
+	}
 }
 
 /*
@@ -1180,9 +1225,9 @@ static void test_multi_mode(void)
 		hist__map_sums_add(home, 1, 3, true);
 		multi = HIST__MAP_NOT_HOME;
 		if (ks == 8)
-			T_ASSERT(hist__map_first_owned32(m, key[0], 0, hist__map_home_state(0) |
-								     HIST__MAP_NOT_HOME,
-							 2, &absent) == NULL && !absent);
+			T_ASSERT(first_look(m, key[0], 0,
+					    hist__map_home_state(0) | HIST__MAP_NOT_HOME,
+					    &absent) == NULL && !absent);
 		/* the full path: the home slot's copy, the element CROSSED */
 		T_ASSERT(hist__map_insert_sums(m, key, 0, NULL, &s) == e && s != home);
 		T_ASSERT(e->state & HIST__MAP_CROSSED);
@@ -1200,9 +1245,9 @@ static void test_multi_mode(void)
 							     &absent);
 		T_ASSERT(again == s);
 		if (ks == 8)
-			T_ASSERT(hist__map_first_owned32(m, key[0], 0, hist__map_home_state(0) |
-								     HIST__MAP_NOT_HOME,
-							 2, &absent) == s);
+			T_ASSERT(first_look(m, key[0], 0,
+					    hist__map_home_state(0) | HIST__MAP_NOT_HOME,
+					    &absent) == s);
 		T_EQU(hist__map_sum(m, e, 0), 6);
 		T_EQU(hist__map_sum(m, e, 1), 18);
 		/* a key created in this mode: never added to inline */

@@ -516,10 +516,11 @@ void hist__hist_hit_simple(struct hist__trigger *t, const void *rec, size_t len,
  * read as KEY and VAL say: one variant per combination, picked when the
  * trigger is parsed (hist__hist_simple()), so the hit tests no field
  * size.  FILTERED: the trigger has a filter of integer fields only,
- * evaluated from the record first.  FIRST32: the map's slots are 32
- * bytes (hist__map_slots32()), and only the probe of the key's start
- * slot is inline; the rest of its chain goes to hit_rest_NV(), so that
- * the inline path saves one register at most.  What the inline path
+ * evaluated from the record first.  LOOK: FIRST32, the map's slots are
+ * 32 bytes (hist__map_slots32()), and only the look at the key's start
+ * slot is inline, or LINE32, at the two slots of its first line
+ * (hist__map_line2()); the rest of its chain goes to hit_rest_NV(), so
+ * that the inline path saves one register at most.  What the inline path
  * leaves over goes to out-of-line halves entered by tail calls: SHORT,
  * the whole hit of a record too short for the fields, and hit_ins_NV(),
  * the insert of the key and values already read (a new key, a long
@@ -562,8 +563,9 @@ static void (*const hit_ins[HIST__VALS_MAX])(struct hist__hist *h, uint64_t k, u
 };
 
 /*
- * The rest of a hit of the FIRST32 variants whose key was not found at
- * its start slot: the whole first try again, then the insert half.
+ * The rest of a hit of the FIRST32 and LINE32 variants whose key was not
+ * found by their first look: the whole first try again, then the insert
+ * half.
  */
 #define HIT_REST(NV)                                                                  \
 	static HIST__NOINLINE void hit_rest_##NV(struct hist__hist *h, uint64_t k,    \
@@ -584,11 +586,18 @@ HIT_REST(2)
 static void (*const hit_rest[2])(struct hist__hist *h, uint64_t k, uint64_t v1,
 				 uint32_t slot) = { hit_rest_1, hit_rest_2 };
 
+/* How the variants look for a key before the out-of-line halves. */
+enum look {
+	LOOK_PROBES,	/* hist__map_find_owned() through simple_find() */
+	LOOK_FIRST32,	/* hist__map_first_owned32() */
+	LOOK_LINE32,	/* hist__map_first_line32() */
+};
+
 static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const uint8_t *rec,
 					    size_t len, const struct hist_hit *hit,
 					    const uint32_t nv, const enum rd_kind key,
 					    const enum rd_kind val, const bool filtered,
-					    const bool first32,
+					    const enum look look,
 					    void (*short_rec)(struct hist__hist *h,
 							      const uint8_t *rec, size_t len,
 							      const struct hist_hit *hit))
@@ -610,7 +619,7 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 		return;
 	}
 	simple_read(h, rec, nv, key, val, &k, v);
-	if (first32) {
+	if (look != LOOK_PROBES) {
 		/* a cpu past the slots (folded onto one) goes out of line
 		 * too: a hit of the common case computes no remainder */
 		slot = hit->cpu;
@@ -620,8 +629,12 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 
 			/* Acquire: pairs with the release in hist__hist_clear().
 			 * Relaxed: HOME, a mode word (hist__map_not_home()). */
-			sums = hist__map_first_owned32(hist__load_acquire(&h->map), k, slot,
-						       hist__load_relaxed(&c->home), nv, &absent);
+			struct hist_map *map = hist__load_acquire(&h->map);
+			uint32_t home = hist__load_relaxed(&c->home);
+
+			sums = look == LOOK_LINE32
+				       ? hist__map_first_line32(map, k, slot, home, nv, &absent)
+				       : hist__map_first_owned32(map, k, slot, home, nv, &absent);
 			if (hist__likely(sums != NULL)) {
 				/*
 				 * A record the filter rejects got here too, and
@@ -673,22 +686,23 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 	static void hit_##K##_##V##_##NV(const struct hist__tlist *tl, const uint8_t *rec, \
 					 size_t len, const struct hist_hit *hit)      \
 	{                                                                             \
-		hit_variant(tl, rec, len, hit, NV, RD_##K, RD_##V, false, false,      \
+		hit_variant(tl, rec, len, hit, NV, RD_##K, RD_##V, false, LOOK_PROBES, \
 			    hit_##K##_##V##_##NV##_short);                            \
 	}
-/* The same for a map of 32-byte slots (hist__map_slots32()), sharing the
- * short half. */
-#define SIMPLE_HIT32(K, V, NV)                                                        \
-	static void hit_##K##_##V##_##NV##_32(const struct hist__tlist *tl,           \
-					      const uint8_t *rec, size_t len,         \
-					      const struct hist_hit *hit)             \
+/* The same for a map of 32-byte slots (hist__map_slots32()) with LOOK
+ * (SUFFIX _32: FIRST32, _L2: LINE32), sharing the short half. */
+#define SIMPLE_HIT32(K, V, NV, LOOK, SUFFIX)                                          \
+	static void hit_##K##_##V##_##NV##SUFFIX(const struct hist__tlist *tl,        \
+						 const uint8_t *rec, size_t len,      \
+						 const struct hist_hit *hit)          \
 	{                                                                             \
-		hit_variant(tl, rec, len, hit, NV, RD_##K, RD_##V, false, true,       \
+		hit_variant(tl, rec, len, hit, NV, RD_##K, RD_##V, false, LOOK,       \
 			    hit_##K##_##V##_##NV##_short);                            \
 	}
 #define SIMPLE_HITS(K, V)                                                             \
 	SIMPLE_HIT(K, V, 1) SIMPLE_HIT(K, V, 2) SIMPLE_HIT(K, V, 3)                   \
-	SIMPLE_HIT32(K, V, 1) SIMPLE_HIT32(K, V, 2)
+	SIMPLE_HIT32(K, V, 1, LOOK_FIRST32, _32) SIMPLE_HIT32(K, V, 2, LOOK_FIRST32, _32) \
+	SIMPLE_HIT32(K, V, 1, LOOK_LINE32, _L2) SIMPLE_HIT32(K, V, 2, LOOK_LINE32, _L2)
 SIMPLE_HITS(ANY, ANY)
 SIMPLE_HITS(ANY, U64)
 SIMPLE_HITS(U64, ANY)
@@ -698,12 +712,14 @@ SIMPLE_HITS(S32, U64)
 
 /*
  * [key kind][value kind][nr_vals - 1, then 3 + nr_vals - 1 for 32-byte
- * slots]: three values never fit a 32-byte slot beside the key.
+ * slots, 5 + nr_vals - 1 for LINE32]: three values never fit a 32-byte
+ * slot beside the key.
  */
 #define SIMPLE_ROW(K, V)                                                              \
 	{ hit_##K##_##V##_1, hit_##K##_##V##_2, hit_##K##_##V##_3,                    \
-	  hit_##K##_##V##_1_32, hit_##K##_##V##_2_32 }
-static const hist__tlist_hit_fn simple_hits[3][2][5] = {
+	  hit_##K##_##V##_1_32, hit_##K##_##V##_2_32,                                 \
+	  hit_##K##_##V##_1_L2, hit_##K##_##V##_2_L2 }
+static const hist__tlist_hit_fn simple_hits[3][2][7] = {
 	[RD_ANY] = { SIMPLE_ROW(ANY, ANY), SIMPLE_ROW(ANY, U64) },
 	[RD_U64] = { SIMPLE_ROW(U64, ANY), SIMPLE_ROW(U64, U64) },
 	[RD_S32] = { SIMPLE_ROW(S32, ANY), SIMPLE_ROW(S32, U64) },
@@ -712,22 +728,25 @@ static const hist__tlist_hit_fn simple_hits[3][2][5] = {
 /* The filtered variants: one per number of values, any field sizes (a
  * filter's own reads cost more than the sizes' tests), sharing the
  * halves of the unfiltered ANY variants; indexed as a row above. */
-#define FILTERED_HIT(NV, FIRST32, SUFFIX)                                             \
+#define FILTERED_HIT(NV, LOOK, SUFFIX)                                                \
 	static void hit_filtered_##NV##SUFFIX(const struct hist__tlist *tl,           \
 					      const uint8_t *rec, size_t len,         \
 					      const struct hist_hit *hit)             \
 	{                                                                             \
-		hit_variant(tl, rec, len, hit, NV, RD_ANY, RD_ANY, true, FIRST32,     \
+		hit_variant(tl, rec, len, hit, NV, RD_ANY, RD_ANY, true, LOOK,        \
 			    hit_ANY_ANY_##NV##_short);                                \
 	}
-FILTERED_HIT(1, false, )
-FILTERED_HIT(2, false, )
-FILTERED_HIT(3, false, )
-FILTERED_HIT(1, true, _32)
-FILTERED_HIT(2, true, _32)
-static const hist__tlist_hit_fn filtered_hits[5] = { hit_filtered_1, hit_filtered_2,
-						     hit_filtered_3, hit_filtered_1_32,
-						     hit_filtered_2_32 };
+FILTERED_HIT(1, LOOK_PROBES, )
+FILTERED_HIT(2, LOOK_PROBES, )
+FILTERED_HIT(3, LOOK_PROBES, )
+FILTERED_HIT(1, LOOK_FIRST32, _32)
+FILTERED_HIT(2, LOOK_FIRST32, _32)
+FILTERED_HIT(1, LOOK_LINE32, _L2)
+FILTERED_HIT(2, LOOK_LINE32, _L2)
+static const hist__tlist_hit_fn filtered_hits[7] = {
+	hit_filtered_1,	   hit_filtered_2,    hit_filtered_3,	 hit_filtered_1_32,
+	hit_filtered_2_32, hit_filtered_1_L2, hit_filtered_2_L2,
+};
 
 static enum rd_kind rd_kind_of(const struct hist__rd *rd)
 {
@@ -752,7 +771,8 @@ bool hist__hist_simple(struct hist__hist *h)
 		if (rd_kind_of(&h->rd_vals[i]) != RD_U64)
 			val = RD_ANY;
 	/* The map is made at setup and a clear makes the next one alike. */
-	col = h->nr_vals - 1 + (hist__map_slots32(h->map) ? 3 : 0);
+	col = h->nr_vals - 1 +
+	      (hist__map_line2(h->map) ? 5 : hist__map_slots32(h->map) ? 3 : 0);
 	h->hit_fast = simple_hits[rd_kind_of(&h->rd_key)][val == RD_U64][col];
 	h->hit_filtered = filtered_hits[col];
 	h->cpus = h->ev->ctx->cpus;

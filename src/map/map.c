@@ -15,7 +15,10 @@
  * live inline in their slot (layout in map_inline.h): the state word, the
  * key, the home slot's sums and the payload are adjacent, so a hit with no
  * collision touches one slot and, for slots of 16, 32 or 64 bytes, exactly
- * one cache line.  For an 8-byte key and two sums a slot is 32 bytes: 64
+ * one cache line.  A key's chain starts at the slot its hash picks, or,
+ * in a table of 32-byte slots that fits a last-level cache, at the first
+ * slot of that slot's line (hist__map_start()), so that the hit path
+ * looks at both slots of the line at once (hist__map_first_line32()).  For an 8-byte key and two sums a slot is 32 bytes: 64
  * bytes of table per element of capacity.  A 16 to 40-byte key with two
  * sums takes a whole 64-byte line when there are several cpu slots, so
  * that its home's sums can be inline too (see below).
@@ -164,6 +167,16 @@
  * slices, so that a drop is left for a claimant that stays off the cpu.
  */
 #define HIST__MAP_SPIN (1u << 20)
+
+/*
+ * The largest table whose chains start at even slots for
+ * hist__map_first_line32(): 8 MiB, the 2^18 slots of the kernel's largest
+ * size= (2^17 entries).  A table that outgrows a last-level cache gets a
+ * memory miss per hit, and the branch-free pick of a line's slot then
+ * holds the adds back until the line arrives: u1m and zipf1m ran 6-10%
+ * slower with it, where the tables in cache ran 10-25% faster.
+ */
+#define HIST__MAP_LINE2_MAX ((size_t)8 << 20)
 
 #define HIST__MAP_BITS_MIN 7
 #define HIST__MAP_BITS_MAX 24
@@ -317,7 +330,9 @@ static bool fill_claimed(struct hist_map *m, struct hist_map_elt *e, uint32_t ta
 	}
 	e->meta = m->meta_words | idx;
 	if (hist__likely(m->key_size == 8))
-		e->data[0] = load_u64(key);
+		/* Relaxed: hist__map_first_line32() may read it before the
+		 * state says READY (and then does not use it). */
+		hist__store_relaxed(&e->data[0], load_u64(key));
 	else
 		memcpy(e->data, key, m->key_size);
 	if (m->elt_init)
@@ -374,7 +389,7 @@ struct hist_map_elt *hist__map_insert_slow(struct hist_map *m, const void *key,
 {
 	uint64_t h = map_hash(m, key);
 	uint32_t tag = (uint32_t)h & HIST__MAP_TAG;
-	uint32_t idx = (uint32_t)(h >> 32) >> m->shift;
+	uint32_t idx = hist__map_start(m, h);
 	uint32_t n;
 
 	for (n = 0; n < m->nr_slots; n++, idx = (idx + 1) & m->mask) {
@@ -472,7 +487,7 @@ struct hist_map_elt *hist__map_lookup(struct hist_map *m, const void *key)
 {
 	uint64_t h = map_hash(m, key);
 	uint32_t tag = (uint32_t)h & HIST__MAP_TAG;
-	uint32_t idx = (uint32_t)(h >> 32) >> m->shift;
+	uint32_t idx = hist__map_start(m, h);
 	uint32_t n;
 
 	for (n = 0; n < m->nr_slots; n++, idx = (idx + 1) & m->mask) {
@@ -610,6 +625,11 @@ bool hist__map_slots32(const struct hist_map *m)
 	return m->fast8 && m->hits_sum0 && m->inline_home && m->stride == 32;
 }
 
+bool hist__map_line2(const struct hist_map *m)
+{
+	return m->start_mask == HIST__MAP_START_LINE2;
+}
+
 uint32_t hist__map_capacity(const struct hist_map *m)
 {
 	return m->capacity;
@@ -702,6 +722,9 @@ struct hist_map *hist__map_create(const struct hist_map_params *p)
 	m->hash = p->hash;
 	m->fast8 = m->key_size == 8 && !m->hash;
 	m->hits_sum0 = p->hits_sum0 && m->nr_sums;
+	m->start_mask = hist__map_slots32(m) &&
+				(size_t)m->nr_slots * m->stride <= HIST__MAP_LINE2_MAX
+			? HIST__MAP_START_LINE2 : ~0u;
 
 	bytes = (size_t)m->nr_slots * m->stride;
 	if (bytes / m->stride != m->nr_slots)

@@ -97,14 +97,24 @@ static inline struct hist_map_elt *hist__map_find_hit(struct hist_map *m, const 
 static inline uint64_t *hist__map_find_owned(struct hist_map *m, uint64_t k, uint32_t slot,
 					     uint32_t home, bool *absent);
 /*
- * Whether hist__map_first_owned32() may be used on M: 8-byte keys with
- * the default hash, hits_sum0, per-cpu sums with the home slot's inline,
- * and 32-byte slots.  Fixed at create.
+ * Whether M is a map of 8-byte keys with the default hash, hits_sum0,
+ * per-cpu sums with the home slot's inline, and 32-byte slots.  Such a
+ * map takes hist__map_first_line32() if hist__map_line2(), else
+ * hist__map_first_owned32().  Fixed at create.
  */
 bool hist__map_slots32(const struct hist_map *m) HIST__INTERNAL;
 static inline uint64_t *hist__map_first_owned32(struct hist_map *m, uint64_t k, uint32_t slot,
 						 uint32_t home, const uint32_t nr_sums,
 						 bool *absent);
+/*
+ * Whether hist__map_first_line32() may be used on M (instead of
+ * hist__map_first_owned32()): hist__map_slots32() and a table that fits a
+ * last-level cache.  Fixed at create.
+ */
+bool hist__map_line2(const struct hist_map *m) HIST__INTERNAL;
+static inline uint64_t *hist__map_first_line32(struct hist_map *m, uint64_t k, uint32_t slot,
+						uint32_t home, const uint32_t nr_sums,
+						bool *absent);
 static inline uint32_t hist__map_home_state(uint32_t slot);
 /*
  * For a key a first try through owned SLOT found absent: when the map is
