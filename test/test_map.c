@@ -1170,6 +1170,13 @@ static void test_first_owned32(void)
 			T_ASSERT(first_look(m, b, 1, hist__map_home_state(1), &absent) == NULL &&
 				 !absent);
 		}
+		/* key 0, at its start slot with the line's other one empty:
+		 * found, though that slot's key word (zero) matches it too */
+		T_ASSERT(hist__map_start(m, hist__map_hash8(0)) != hist__map_start(m, ha));
+		e = hist__map_insert_sums(m, &(uint64_t){ 0 }, 0, NULL, &s);
+		T_ASSERT(e != NULL && s == e->data + 1);
+		absent = true;
+		T_ASSERT(first_look(m, 0, 0, hist__map_home_state(0), &absent) == s && absent);
 		/* maps whose slots are not 32 bytes of key and inline sums */
 		p.nr_sums = 3;
 		o = hist__map_create(&p);

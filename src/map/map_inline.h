@@ -629,6 +629,16 @@ static HIST__MAP_INLINE uint64_t *hist__map_first_line32(struct hist_map *m, uin
 
 	if (hist__likely(s == want && e->data[0] == k))
 		return e->data + 1;
+	if (e == e1 && (s & HIST__MAP_FLAGS) != HIST__MAP_READY) {
+		/* The guess took the key word of a slot not READY: zero in
+		 * an empty or DEAD one, which key 0 matches.  Look at the
+		 * first slot after all. */
+		e = e0;
+		/* Acquire: as above. */
+		s = hist__load_acquire(&e->state);
+		if (s == want && e->data[0] == k)
+			return e->data + 1;
+	}
 	/* Only the first slot of the chain empty says K is not in the map. */
 	*absent = !s && e == e0;
 	return hist__map_crossed32(m, e, s, want, k, slot, nr_sums);
