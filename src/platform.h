@@ -136,6 +136,23 @@ static inline void hist__add_local(uint64_t *p, uint64_t v)
 #endif
 
 /*
+ * V, with the compiler kept from knowing where it came from: a value a
+ * compare picks stays a conditional move instead of turning into a
+ * branch where a later test of the same compare would make a branch look
+ * cheaper (a branch on data goes the wrong way whenever the data does).
+ * No instruction.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+static inline uintptr_t hist__opaque(uintptr_t v)
+{
+	__asm__("" : "+r"(v));
+	return v;
+}
+#else
+#define hist__opaque(v) ((uintptr_t)(v))
+#endif
+
+/*
  * The calling thread's thread pointer, read in one instruction where the
  * ABI keeps one there: the x86-64 ABI puts the address of the thread's
  * control block at %fs:0 (glibc and musl alike), unique among the

@@ -621,24 +621,24 @@ static HIST__MAP_INLINE uint64_t *hist__map_first_line32(struct hist_map *m, uin
 		(struct hist_map_elt *)(m->slots + (((size_t)((uint32_t)(h >> 32) >> m->shift) &
 						     HIST__MAP_START_LINE2) << 5));
 	struct hist_map_elt *e1 = (struct hist_map_elt *)((char *)e0 + 32);
-	/* Relaxed, and before the state: a guess, which the key compare
-	 * after the acquire below confirms.  A conditional move. */
-	struct hist_map_elt *e = hist__load_relaxed(&e1->data[0]) == k ? e1 : e0;
+	/*
+	 * Relaxed, and before the state: a guess, which the key compare
+	 * after the acquire below confirms, picked without a branch.  Not for
+	 * key 0: the key word of an empty or DEAD slot is zero too, and a
+	 * hot key 0 with the second slot empty would miss every time; at
+	 * the second slot it is found by the rest of the chain instead.
+	 */
+	struct hist_map_elt *e = (struct hist_map_elt *)hist__opaque(
+		(uintptr_t)(hist__load_relaxed(&e1->data[0]) == k ? e1 : e0));
+	uint32_t s;
+
+	if (hist__unlikely(k == 0))
+		e = e0;
 	/* Acquire: pairs with the READY release before the key compare. */
-	uint32_t s = hist__load_acquire(&e->state);
+	s = hist__load_acquire(&e->state);
 
 	if (hist__likely(s == want && e->data[0] == k))
 		return e->data + 1;
-	if (e == e1 && (s & HIST__MAP_FLAGS) != HIST__MAP_READY) {
-		/* The guess took the key word of a slot not READY: zero in
-		 * an empty or DEAD one, which key 0 matches.  Look at the
-		 * first slot after all. */
-		e = e0;
-		/* Acquire: as above. */
-		s = hist__load_acquire(&e->state);
-		if (s == want && e->data[0] == k)
-			return e->data + 1;
-	}
 	/* Only the first slot of the chain empty says K is not in the map. */
 	*absent = !s && e == e0;
 	return hist__map_crossed32(m, e, s, want, k, slot, nr_sums);
