@@ -424,7 +424,8 @@ static void *hm_thread_init(void *map, int tid)
 	return &m->th[tid];
 }
 
-#define HM_BODY(h, r, K)						\
+/* The insert, then ADD(thread, element, record) on success. */
+#define HM_INSERT(h, r, K, ADD)						\
 	do {								\
 		struct hm_thread *t_ = (h);				\
 		uint64_t k_[BENCH_KEY_WORDS_MAX];			\
@@ -432,30 +433,30 @@ static void *hm_thread_init(void *map, int tid)
 									\
 		bench_key_read(K, r, k_);				\
 		e_ = hist__map_insert_cpu(t_->map, k_, t_->cpu, NULL);	\
-		if (e_) {						\
-			uint64_t *s_ = hist__map_sums_of(t_->map, e_, t_->cpu); \
-									\
-			hist__map_sums_add(s_, 0, 1, true);		\
-			hist__map_sums_add(s_, 1, (r)->val, true);	\
-		}							\
+		if (e_)							\
+			ADD(t_, e_, r);					\
 	} while (0)
+
+/* Per-cpu sums: the thread's own slot, plain adds. */
+#define HM_ADD_PCPU(t, e, r)						\
+	do {								\
+		uint64_t *s_ = hist__map_sums_of((t)->map, e, (t)->cpu); \
+									\
+		hist__map_sums_add(s_, 0, 1, true);			\
+		hist__map_sums_add(s_, 1, (r)->val, true);		\
+	} while (0)
+
+/* The kernel's layout: locked adds on the element's sums. */
+#define HM_ADD_ATOMIC(t, e, r)						\
+	do {								\
+		hist__map_sum_add(e, 0, 1);				\
+		hist__map_sum_add(e, 1, (r)->val);			\
+	} while (0)
+
+#define HM_BODY(h, r, K) HM_INSERT(h, r, K, HM_ADD_PCPU)
+#define HM_ATOMIC_BODY(h, r, K) HM_INSERT(h, r, K, HM_ADD_ATOMIC)
 
 BENCH_HIT_VARIANTS(hm_hit, HM_BODY)
-
-#define HM_ATOMIC_BODY(h, r, K)						\
-	do {								\
-		struct hm_thread *t_ = (h);				\
-		uint64_t k_[BENCH_KEY_WORDS_MAX];			\
-		struct hist_map_elt *e_;				\
-									\
-		bench_key_read(K, r, k_);				\
-		e_ = hist__map_insert_cpu(t_->map, k_, t_->cpu, NULL);	\
-		if (e_) {						\
-			hist__map_sum_add(e_, 0, 1);			\
-			hist__map_sum_add(e_, 1, (r)->val);		\
-		}							\
-	} while (0)
-
 BENCH_HIT_VARIANTS(hm_atomic_hit, HM_ATOMIC_BODY)
 
 static int hm_read_out(void *map, struct bench_readout *o, const char **why)
