@@ -18,8 +18,9 @@
  * one cache line.  A key's chain starts at the slot its hash picks, or,
  * in a table of 32-byte slots that fits a last-level cache, at the first
  * slot of that slot's line (hist__map_start()), so that the hit path
- * looks at both slots of the line at once (hist__map_first_line32()).  For an 8-byte key and two sums a slot is 32 bytes: 64
- * bytes of table per element of capacity.  A 16 to 40-byte key with two
+ * looks at both slots of the line at once (hist__map_first_line32()).
+ * For an 8-byte key and two sums a slot is 32 bytes: 64 bytes of table
+ * per element of capacity.  A 16 to 40-byte key with two
  * sums takes a whole 64-byte line when there are several cpu slots, so
  * that its home's sums can be inline too (see below).
  *
@@ -112,6 +113,10 @@
  *    an acquire and pairs with the release in 3 (the CAS also acquires on
  *    failure, for the same reason).  A READY slot never changes again, so
  *    its key and non-sum payload can be read without further ordering.
+ *    One read comes before the state's: hist__map_first_line32() loads the
+ *    key word of a line's second slot (relaxed; the claimant stores an
+ *    8-byte key relaxed for it) only to guess which slot to look at, and
+ *    compares the key again after the acquire before it uses the slot.
  * 5. Capacity is rationed by a relaxed fetch_add on NR_ELTS made after the
  *    slot is claimed; the claim that finds the counter at or past capacity
  *    marks its slot DEAD and counts a drop.  The counter is never decremented
