@@ -20,9 +20,9 @@
  * slot of that slot's line (hist__map_start()), so that the hit path
  * looks at both slots of the line at once (hist__map_first_line32()).
  * For an 8-byte key and two sums a slot is 32 bytes: 64 bytes of table
- * per element of capacity.  A 16 to 40-byte key with two
- * sums takes a whole 64-byte line when there are several cpu slots, so
- * that its home's sums can be inline too (see below).
+ * per element of capacity.  A 16 to 40-byte key with two sums takes a
+ * whole 64-byte line when there are several cpu slots, so that its
+ * home's sums can be inline too (see below).
  *
  * The state word of a slot moves only forward until the next clear:
  *

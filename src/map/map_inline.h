@@ -143,9 +143,16 @@ struct hist_map {
  * keeps the chains shorter.
  */
 #define HIST__MAP_START_LINE2 (~1u)
+/* The same with the map's start mask given: a constant where the
+ * caller knows which kind of map it has. */
+static inline uint32_t hist__map_start_as(const struct hist_map *m, uint64_t h, uint32_t mask)
+{
+	return ((uint32_t)(h >> 32) >> m->shift) & mask;
+}
+
 static inline uint32_t hist__map_start(const struct hist_map *m, uint64_t h)
 {
-	return ((uint32_t)(h >> 32) >> m->shift) & m->start_mask;
+	return hist__map_start_as(m, h, m->start_mask);
 }
 
 static inline void *hist__map_elt_key(struct hist_map_elt *e)
@@ -236,6 +243,13 @@ static inline uint32_t hist__map_home_bits(const struct hist_map *m, uint32_t sl
 	return (slot < m->nr_cpus ? slot : HIST__MAP_HOME_SHARED) << HIST__MAP_HOME_SHIFT;
 }
 
+/* The state of a READY element created by the owned SLOT (below
+ * nr_cpus), not CROSSED, without its tag. */
+static inline uint32_t hist__map_home_state(uint32_t slot)
+{
+	return HIST__MAP_READY | slot << HIST__MAP_HOME_SHIFT;
+}
+
 /*
  * HIST__MAP_NOT_HOME once M's cpu slots are owned by more than one
  * thread (the params' MULTI word holds it), else 0.  ORed into the HOME
@@ -249,13 +263,6 @@ static inline uint32_t hist__map_home_bits(const struct hist_map *m, uint32_t sl
  * then writes a second line; one thread runs 10-40% faster with inline
  * sums.
  */
-/* The state of a READY element created by the owned SLOT (below
- * nr_cpus), not CROSSED, without its tag. */
-static inline uint32_t hist__map_home_state(uint32_t slot)
-{
-	return HIST__MAP_READY | slot << HIST__MAP_HOME_SHIFT;
-}
-
 static inline uint32_t hist__map_not_home(const struct hist_map *m)
 {
 	/* Relaxed: a mode word, set once.  A hit that misses it for a while
@@ -588,8 +595,8 @@ static HIST__MAP_INLINE uint64_t *hist__map_first_owned32(struct hist_map *m, ui
 {
 	uint64_t h = hist__map_hash8(k);
 	uint32_t want = home | ((uint32_t)h & HIST__MAP_TAG);
-	/* Not hist__map_line2(): chains start anywhere (hist__map_start()) */
-	size_t idx = (uint32_t)(h >> 32) >> m->shift;
+	/* Not hist__map_line2(): chains start anywhere */
+	size_t idx = hist__map_start_as(m, h, ~0u);
 	struct hist_map_elt *e = (struct hist_map_elt *)(m->slots + (idx << 5));
 	/* Acquire: pairs with the READY release before the key compare. */
 	uint32_t s = hist__load_acquire(&e->state);
@@ -617,9 +624,8 @@ static HIST__MAP_INLINE uint64_t *hist__map_first_line32(struct hist_map *m, uin
 {
 	uint64_t h = hist__map_hash8(k);
 	uint32_t want = home | ((uint32_t)h & HIST__MAP_TAG);
-	struct hist_map_elt *e0 =
-		(struct hist_map_elt *)(m->slots + (((size_t)((uint32_t)(h >> 32) >> m->shift) &
-						     HIST__MAP_START_LINE2) << 5));
+	struct hist_map_elt *e0 = (struct hist_map_elt *)(
+		m->slots + ((size_t)hist__map_start_as(m, h, HIST__MAP_START_LINE2) << 5));
 	struct hist_map_elt *e1 = (struct hist_map_elt *)((char *)e0 + 32);
 	/*
 	 * Relaxed, and before the state: a guess, which the key compare
