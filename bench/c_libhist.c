@@ -391,8 +391,6 @@ static void *hm_create_sums(const struct bench_cfg *cfg, const char **why, bool 
 
 	p.bits = cfg->w->map_bits;
 	p.key_size = 8 * bench_key_words(cfg->w->key);
-	/* per-cpu sums live outside the payload, atomic ones lead it */
-	p.payload_size = pcpu ? 0 : 16;
 	p.nr_sums = 2;
 	p.nr_cpus = (uint32_t)(cfg->nr_cpus > cfg->nthreads ? cfg->nr_cpus : cfg->nthreads);
 	p.pcpu_sums = pcpu;
@@ -449,8 +447,8 @@ static void *hm_thread_init(void *map, int tid)
 /* The kernel's layout: locked adds on the element's sums. */
 #define HM_ADD_ATOMIC(t, e, r)						\
 	do {								\
-		hist__map_sum_add(e, 0, 1);				\
-		hist__map_sum_add(e, 1, (r)->val);			\
+		hist__map_sum_add((t)->map, e, 0, 1);			\
+		hist__map_sum_add((t)->map, e, 1, (r)->val);		\
 	} while (0)
 
 #define HM_BODY(h, r, K) HM_INSERT(h, r, K, HM_ADD_PCPU)

@@ -87,7 +87,7 @@ static void test_create_params(void)
 	p.key_size = 0;
 	T_ASSERT(hist__map_create(&p) == NULL);
 	p.key_size = 8;
-	p.nr_sums = 3;
+	p.nr_sums = 65;
 	T_ASSERT(hist__map_create(&p) == NULL);
 	p.nr_sums = 0;
 	p.payload_size = 0;
@@ -109,8 +109,8 @@ static void test_basic(void)
 		if (!e)
 			continue;
 		T_EQU(elt_u64(e, 0, 1), k);
-		T_EQU(hist__map_sum_read(e, 0), 0);
-		T_EQU(hist__map_sum_read(e, 1), 0);
+		T_EQU(hist__map_sum_read(m, e, 0), 0);
+		T_EQU(hist__map_sum_read(m, e, 1), 0);
 		T_ASSERT(hist__map_lookup(m, &k) == e);
 	}
 	T_EQ(hist__map_entries(m), 50);
@@ -166,7 +166,7 @@ static void test_key_sizes(void)
 			elts[i] = hist__map_insert(m, key, 0, NULL);
 			T_ASSERT(elts[i] != NULL);
 			if (elts[i])
-				hist__map_sum_add(elts[i], 0, i + 1);
+				hist__map_sum_add(m, elts[i], 0, i + 1);
 		}
 		T_EQ(hist__map_entries(m), 400);
 		for (i = 0; i < 400; i++) {
@@ -178,7 +178,7 @@ static void test_key_sizes(void)
 			if (!e)
 				continue;
 			T_ASSERT(memcmp(hist__map_elt_key(e), key, size) == 0);
-			T_EQU(hist__map_sum_read(e, 0), i + 1);
+			T_EQU(hist__map_sum_read(m, e, 0), i + 1);
 			T_ASSERT(((uintptr_t)hist__map_elt_payload(e) & 7) == 0);
 		}
 		/* A key differing only in its last byte is a different key. */
@@ -198,15 +198,18 @@ static void test_sums(void)
 	e = hist__map_insert(m, &k, 0, NULL);
 	T_ASSERT(e != NULL);
 	for (i = 0; i < 1000; i++) {
-		hist__map_sum_add(e, 0, 1);
-		hist__map_sum_add(e, 1, i);
-		hist__map_sum_add(e, 2, UINT64_MAX); /* wraps like the kernel's u64 */
+		hist__map_sum_add(m, e, 0, 1);
+		hist__map_sum_add(m, e, 1, i);
+		hist__map_sum_add(m, e, 2, UINT64_MAX); /* wraps like the kernel's u64 */
 	}
-	T_EQU(hist__map_sum_read(e, 0), 1000);
-	T_EQU(hist__map_sum_read(e, 1), 999 * 1000 / 2);
-	T_EQU(hist__map_sum_read(e, 2), (uint64_t)0 - 1000);
-	/* The word after the sums is the caller's and still zero. */
+	T_EQU(hist__map_sum_read(m, e, 0), 1000);
+	T_EQU(hist__map_sum_read(m, e, 1), 999 * 1000 / 2);
+	T_EQU(hist__map_sum_read(m, e, 2), (uint64_t)0 - 1000);
+	/* The payload after the sums is the caller's and still zero. */
+	T_EQU(elt_u64(e, 0, 0), 0);
 	T_EQU(elt_u64(e, 3, 0), 0);
+	T_ASSERT((uint64_t *)hist__map_elt_payload(e) ==
+		 (uint64_t *)hist__map_elt_key(e) + 1 + 3);
 	hist__map_destroy(m);
 }
 
@@ -298,7 +301,7 @@ static void test_collisions(void)
 			e = hist__map_insert(m, key, 0, NULL);
 			T_ASSERT(e != NULL);
 			if (e)
-				hist__map_sum_add(e, 0, 1);
+				hist__map_sum_add(m, e, 0, 1);
 		}
 		T_EQ(hist__map_entries(m), 128);
 		for (i = 0; i < 128; i++) {
@@ -309,7 +312,7 @@ static void test_collisions(void)
 			e = hist__map_lookup(m, key);
 			T_ASSERT(e != NULL);
 			if (e) {
-				T_EQU(hist__map_sum_read(e, 0), 3);
+				T_EQU(hist__map_sum_read(m, e, 0), 3);
 				T_EQU(elt_u64(e, 0, 1), i);
 			}
 		}
@@ -344,7 +347,7 @@ static void test_capacity(void)
 
 		T_ASSERT(e != NULL);
 		if (e)
-			hist__map_sum_add(e, 0, 1);
+			hist__map_sum_add(m, e, 0, 1);
 	}
 	for (k = 1000; k < 1300; k++)
 		T_ASSERT(hist__map_lookup(m, &k) == NULL);
@@ -369,7 +372,7 @@ static void test_clear(void)
 		c.key = k;
 		e = hist__map_insert(m, &k, (uint32_t)k, &c);
 		if (e)
-			hist__map_sum_add(e, 0, 5);
+			hist__map_sum_add(m, e, 0, 5);
 	}
 	T_EQ(hist__map_entries(m), 128);
 	T_EQU(hist__map_drops(m), 72);
@@ -388,7 +391,7 @@ static void test_clear(void)
 		e = hist__map_insert(m, &k, 0, &c);
 		T_ASSERT(e != NULL);
 		if (e) {
-			T_EQU(hist__map_sum_read(e, 0), 0);
+			T_EQU(hist__map_sum_read(m, e, 0), 0);
 			T_EQU(elt_u64(e, 1, 0), k * 3 + 1);
 		}
 	}
@@ -624,7 +627,7 @@ static void test_snapshot_sort_1m(void)
 	t0 = now_ms();
 	for (i = 0; i < n; i++) {
 		k = splitmix(&seed);
-		hist__map_sum_add(hist__map_insert(m, &k, 0, NULL), 0, 1);
+		hist__map_sum_add(m, hist__map_insert(m, &k, 0, NULL), 0, 1);
 	}
 	t1 = now_ms();
 	got = hist__map_collect(m, out, 1u << 20);
@@ -697,8 +700,8 @@ static void *stress_writer(void *p)
 
 		if (!e)
 			continue;
-		hist__map_sum_add(e, 0, 1);
-		hist__map_sum_add(e, 1, key);
+		hist__map_sum_add(s->m, e, 0, 1);
+		hist__map_sum_add(s->m, e, 1, key);
 		s->ok[a->tid][key]++;
 		s->ok_total[a->tid]++;
 	}
@@ -799,8 +802,8 @@ static uint64_t stress_round(struct stress *s, int with_reader)
 		bad_sum += hist__map_lookup(s->m, &key) != out[i];
 		for (t = 0; t < NR_THREADS; t++)
 			want += s->ok[t][key];
-		bad_sum += hist__map_sum_read(out[i], 0) != want;
-		bad_sum += hist__map_sum_read(out[i], 1) != want * key;
+		bad_sum += hist__map_sum_read(s->m, out[i], 0) != want;
+		bad_sum += hist__map_sum_read(s->m, out[i], 1) != want * key;
 	}
 	for (k = 1; k <= s->nr_keys; k++) {
 		uint64_t want = 0;
@@ -1009,7 +1012,7 @@ static void test_pcpu_basic(void)
 	T_ASSERT(e != NULL && !hist__map_slot_local(m, 1));
 	if (e) {
 		hist__map_sum_add_cpu(m, e, 1, 1, 7);
-		T_EQU(hist__map_sum_read(e, 1), 7);
+		T_EQU(hist__map_sum_read(m, e, 1), 7);
 		T_EQU(hist__map_sum(m, e, 1), 7);
 	}
 	hist__map_destroy(m);

@@ -479,7 +479,7 @@ uint64_t hist__map_sum(const struct hist_map *m, struct hist_map_elt *e, uint32_
 	uint32_t s;
 
 	if (!m->sums)
-		return hist__map_sum_read(e, i);
+		return hist__map_sum_read(m, e, i);
 	/* Relaxed: sums are atomic words; exact at rest (contract 10). */
 	sum = m->inline_home ? hist__load_relaxed(&hist__map_inline_sums(m, e)[i]) : 0;
 	for (s = next_used(m, 0); s <= m->nr_cpus; s = next_used(m, s + 1))
@@ -630,6 +630,11 @@ bool hist__map_slots32(const struct hist_map *m)
 	return m->fast8 && m->hits_sum0 && m->inline_home && m->stride == 32;
 }
 
+bool hist__map_pcpu_sums(const struct hist_map *m)
+{
+	return m->sums != NULL;
+}
+
 bool hist__map_line2(const struct hist_map *m)
 {
 	return m->start_mask == HIST__MAP_START_LINE2;
@@ -653,9 +658,8 @@ static bool params_valid(const struct hist_map_params *p)
 		return false;
 	if (p->payload_size % 8 || p->payload_size > HIST__MAP_PAYLOAD_MAX)
 		return false;
-	if (p->pcpu_sums)	/* key and inline sums: an 8-bit word offset */
-		return p->nr_sums <= 64 && p->key_size / 8 + p->nr_sums < 256;
-	return (uint64_t)p->nr_sums * 8 <= p->payload_size;
+	/* key and inline sums: an 8-bit word offset */
+	return p->nr_sums <= 64 && p->key_size / 8 + p->nr_sums < 256;
 }
 
 /*
@@ -672,8 +676,8 @@ static uint32_t slot_stride(const struct hist_map_params *p, bool inline_sums)
 {
 	uint32_t stride = (uint32_t)sizeof(struct hist_map_elt) + p->key_size + p->payload_size;
 
-	if (inline_sums)
-		stride += p->nr_sums * 8;	/* the home slot's inline sums */
+	if (inline_sums || !p->pcpu_sums)
+		stride += p->nr_sums * 8;	/* the home slot's, or everybody's */
 
 	if (stride <= 16)
 		return 16;
@@ -714,8 +718,8 @@ struct hist_map *hist__map_create(const struct hist_map_params *p)
 			 (m->nr_cpus == 1 || slot_stride(p, true) <= 64);
 	m->nb_xor = m->inline_home && m->nr_cpus > 1 && slot_stride(p, true) == 32 ? 32 : 0;
 	m->stride = slot_stride(p, m->inline_home);
-	/* The payload follows the key and the home slot's inline sums. */
-	m->meta_words = (m->key_size / 8 + (m->inline_home ? p->nr_sums : 0))
+	/* The payload follows the key and the sums in the element. */
+	m->meta_words = (m->key_size / 8 + (m->inline_home || !p->pcpu_sums ? p->nr_sums : 0))
 			<< HIST__MAP_WORDS_SHIFT;
 	/* Per-cpu sums without inline ones: every hit uses the copies. */
 	m->publish_bits = p->pcpu_sums && p->nr_sums && !m->inline_home ? HIST__MAP_CROSSED : 0;

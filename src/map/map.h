@@ -4,8 +4,8 @@
  * the kernel's tracing_map semantics with a cache-friendlier layout.
  *
  * The map knows nothing of events: an element is a KEY (key_size bytes,
- * compared with memcmp) followed by a zeroed PAYLOAD (payload_size bytes)
- * whose first nr_sums u64 words are sums updated with hist__map_sum_add().
+ * compared with memcmp), nr_sums u64 SUMS, and a zeroed PAYLOAD of the
+ * caller's (payload_size bytes).
  * Capacity is 2^bits elements; a full map counts a drop per rejected new
  * key and keeps every element it already has.  Elements are never removed
  * one by one; hist__map_clear() empties the whole map.
@@ -24,15 +24,16 @@ struct hist_map_params {
 	uint32_t bits;		/* capacity 2^bits elements (7..24) */
 	uint32_t key_size;	/* bytes, > 0, multiple of 8, at most 2040 */
 	uint32_t payload_size;	/* bytes, multiple of 8 (may be 0) */
-	uint32_t nr_sums;	/* u64 sums: leading payload words, or per cpu */
+	uint32_t nr_sums;	/* u64 sums, in the element, per cpu, or both */
 	uint32_t nr_cpus;	/* hit/drop counters are kept per cpu slot */
 	/*
 	 * Per-cpu sums: no locked instruction and no shared cache line
 	 * written per hit.  The slot that creates an element adds to the
 	 * sums inline in it; every other cpu slot adds to its own copy, with
-	 * unlocked adds; reads add everything up.  The payload then holds only
-	 * the caller's bytes (payload_size does not count the sums).  Use the
-	 * *_cpu functions below; see "Per-cpu sums" in map.c.
+	 * unlocked adds; reads add everything up.  Use the *_cpu functions
+	 * below; see "Per-cpu sums" in map.c.  Without it, the sums are in
+	 * the element alone and every update is an atomic add (the kernel's
+	 * layout: no copies, a locked add per sum and hit).
 	 */
 	bool pcpu_sums;
 	/* Sum 0 is a hit count (+1 per insert that returns an element): the
@@ -103,6 +104,8 @@ static inline uint64_t *hist__map_find_owned(struct hist_map *m, uint64_t k, uin
  * hist__map_first_owned32().  Fixed at create.
  */
 bool hist__map_slots32(const struct hist_map *m) HIST__INTERNAL;
+/* Whether M keeps per-cpu sums (hist_map_params.pcpu_sums).  Fixed at create. */
+bool hist__map_pcpu_sums(const struct hist_map *m) HIST__INTERNAL;
 static inline uint64_t *hist__map_first_owned32(struct hist_map *m, uint64_t k, uint32_t slot,
 						 uint32_t home, const uint32_t nr_sums,
 						 bool *absent);
@@ -155,10 +158,12 @@ static inline void *hist__map_elt_key(struct hist_map_elt *e);
 static inline void *hist__map_elt_payload(struct hist_map_elt *e);
 
 /* Atomically add V to sum I of E.  Context: any thread.  Not with pcpu_sums. */
-static inline void hist__map_sum_add(struct hist_map_elt *e, uint32_t i, uint64_t v);
+static inline void hist__map_sum_add(const struct hist_map *m, struct hist_map_elt *e,
+				     uint32_t i, uint64_t v);
 /* Read sum I (relaxed; exact once writers are quiescent).  Not with pcpu_sums:
  * use hist__map_sum(). */
-static inline uint64_t hist__map_sum_read(struct hist_map_elt *e, uint32_t i);
+static inline uint64_t hist__map_sum_read(const struct hist_map *m, struct hist_map_elt *e,
+					  uint32_t i);
 
 /* Totals over all cpu slots.  Context: any thread. */
 uint64_t hist__map_hits(const struct hist_map *m) HIST__INTERNAL;

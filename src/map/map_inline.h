@@ -165,20 +165,25 @@ static inline void *hist__map_elt_payload(struct hist_map_elt *e)
 	return e->data + (e->meta >> HIST__MAP_WORDS_SHIFT);
 }
 
-static inline void hist__map_sum_add(struct hist_map_elt *e, uint32_t i, uint64_t v)
+/* The sums in E, after its key: the home slot's with pcpu_sums, else
+ * everybody's. */
+static inline uint64_t *hist__map_inline_sums(const struct hist_map *m, struct hist_map_elt *e)
 {
-	uint64_t *sums = hist__map_elt_payload(e);
-
-	/* Relaxed: a sum orders nothing; readers want exactness only at rest. */
-	hist__add_relaxed(&sums[i], v);
+	return e->data + (m->key_size >> 3);
 }
 
-static inline uint64_t hist__map_sum_read(struct hist_map_elt *e, uint32_t i)
+static inline void hist__map_sum_add(const struct hist_map *m, struct hist_map_elt *e,
+				     uint32_t i, uint64_t v)
 {
-	uint64_t *sums = hist__map_elt_payload(e);
+	/* Relaxed: a sum orders nothing; readers want exactness only at rest. */
+	hist__add_relaxed(&hist__map_inline_sums(m, e)[i], v);
+}
 
+static inline uint64_t hist__map_sum_read(const struct hist_map *m, struct hist_map_elt *e,
+					  uint32_t i)
+{
 	/* Relaxed: pairs with nothing; atomic only so a torn read is impossible. */
-	return hist__load_relaxed(&sums[i]);
+	return hist__load_relaxed(&hist__map_inline_sums(m, e)[i]);
 }
 
 /*
@@ -268,12 +273,6 @@ static inline uint32_t hist__map_not_home(const struct hist_map *m)
 	/* Relaxed: a mode word, set once.  A hit that misses it for a while
 	 * adds inline, to words that are still its slot's (contract 10). */
 	return hist__load_relaxed(m->multi);
-}
-
-/* The inline sums of E (the home slot's with pcpu_sums, else everybody's). */
-static inline uint64_t *hist__map_inline_sums(const struct hist_map *m, struct hist_map_elt *e)
-{
-	return e->data + (m->key_size >> 3);
 }
 
 void hist__map_mark_used(struct hist_map *m, uint32_t copy) HIST__INTERNAL;
