@@ -14,10 +14,13 @@
  *   the same key bytes and sums, each thread owning its cpu slot: what the
  *   map costs without the trigger machinery around it.
  *
- * map_atomic: the same map with the kernel's layout of the sums: in the
- *   element, updated with locked adds by every thread (no per-cpu
- *   copies).  It holds the 64 bytes per entry of the memory target, and
- *   measures what the copies buy on the speed targets.
+ * libhist_shared: the real path of a context created with
+ *   hist_ctx_opts.shared_sums: the kernel's layout of the sums (in the
+ *   entry, updated with locked adds by every thread, no per-cpu copies).
+ *   It holds the 64 bytes per entry of the memory target, and measures
+ *   what the copies buy on the speed targets.
+ *
+ * map_atomic: the map alone with that layout.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,9 +119,10 @@ static int check_default_cap(uint32_t capacity, const char **why)
 	return 0;
 }
 
-static struct hist_ctx *new_ctx(const struct bench_cfg *cfg, const char **why)
+static struct hist_ctx *new_ctx(const struct bench_cfg *cfg, bool shared_sums,
+				const char **why)
 {
-	struct hist_ctx_opts opts = { 0 };
+	struct hist_ctx_opts opts = { .shared_sums = shared_sums };
 	int err;
 	hist_ctx *ctx;
 
@@ -190,7 +194,7 @@ static void lh_destroy(void *map)
 	free(m);
 }
 
-static void *lh_create(const struct bench_cfg *cfg, const char **why)
+static void *lh_create_sums(const struct bench_cfg *cfg, bool shared_sums, const char **why)
 {
 	static const char *const keys[] = {
 		[BK_U64] = "key", [BK_COMM] = "comm", [BK_KEY3] = "key,k2,k3",
@@ -200,7 +204,7 @@ static void *lh_create(const struct bench_cfg *cfg, const char **why)
 
 	if (!m)
 		bench_die("out of memory");
-	m->ctx = new_ctx(cfg, why);
+	m->ctx = new_ctx(cfg, shared_sums, why);
 	if (!m->ctx)
 		goto fail;
 	if (cfg->w->kind == WK_CHAIN) {
@@ -364,10 +368,30 @@ static int lh_read_out(void *map, struct bench_readout *o, const char **why)
 	return ret;
 }
 
+static void *lh_create(const struct bench_cfg *cfg, const char **why)
+{
+	return lh_create_sums(cfg, false, why);
+}
+
+static void *lh_create_shared(const struct bench_cfg *cfg, const char **why)
+{
+	return lh_create_sums(cfg, true, why);
+}
+
 const struct bench_contender bench_libhist = {
 	.name = "libhist",
 	.supports = lh_supports,
 	.create = lh_create,
+	.thread_init = lh_thread_init,
+	.hit_fn = lh_pick,
+	.read_out = lh_read_out,
+	.destroy = lh_destroy,
+};
+
+const struct bench_contender bench_libhist_shared = {
+	.name = "libhist_shared",
+	.supports = lh_supports,
+	.create = lh_create_shared,
 	.thread_init = lh_thread_init,
 	.hit_fn = lh_pick,
 	.read_out = lh_read_out,

@@ -291,6 +291,17 @@ struct hist_ctx_opts {
 				   threads own slots, every slot adds to its
 				   copy, so that no thread writes a line
 				   another reads */
+	uint32_t shared_sums;	/* 1: the kernel's layout instead, for hosts
+				   short of memory: one set of sums per entry,
+				   next to its key, that every cpu updates
+				   with atomic adds.  64 bytes per entry for
+				   an 8-byte key and two values whatever
+				   nr_cpus, against 64 plus 16 for each of
+				   the nr_cpus + 1 copies; but a locked add
+				   per value on every hit, a line that the
+				   cpus hitting one key pass around, and no
+				   inlined hit path (bench/README.md has the
+				   cost) */
 };
 
 /*

@@ -19,6 +19,10 @@
  * overrides.txt documents where the expectation deliberately differs from
  * 6.1 (libhist implements the newer language).
  *
+ * Every case runs twice: with the default per-cpu sums, and again with
+ * hist_ctx_opts.shared_sums (the kernel's layout), whose hist text must
+ * be the same.
+ *
  * usage: test_conformance [-v] [CASE-SUBSTRING...]
  *   -v also shows the details of expected failures.
  *   HIST_CONFORMANCE_DIR overrides test/conformance; HIST_CONF_NOFORK=1
@@ -61,6 +65,9 @@ struct runner {
 	struct rules xfail, overrides;
 	int verbose;
 	int passed, failed, nr;
+	/* this pass's hist_ctx_opts.shared_sums, and what its lines say */
+	uint32_t shared_sums;
+	const char *mode;
 };
 
 static void oom(void)
@@ -607,6 +614,7 @@ static void run_case(struct casectx *c)
 	memset(&ro, 0, sizeof(ro));
 	/* the workloads' `echo CMD >> trigger` act inside their write(2) */
 	ro.marker_sync = 1;
+	ro.shared_sums = c->rn->shared_sums;
 	p = pathf(c->cdir, "trace.dat", NULL);
 	c->r = replay_open(p, &ro, err, sizeof(err));
 	free(p);
@@ -706,14 +714,14 @@ static void report_case(struct runner *rn, struct casectx *c)
 	bad += extra.n;
 	if (bad) {
 		rn->failed++;
-		printf("not ok %d - %s\n", rn->nr, c->name);
+		printf("not ok %d - %s%s\n", rn->nr, c->name, rn->mode);
 	} else {
 		rn->passed++;
 		if (tolerated)
-			printf("ok %d - %s # xfail %zu item%s\n", rn->nr, c->name,
-			       tolerated, tolerated == 1 ? "" : "s");
+			printf("ok %d - %s%s # xfail %zu item%s\n", rn->nr, c->name,
+			       rn->mode, tolerated, tolerated == 1 ? "" : "s");
 		else
-			printf("ok %d - %s\n", rn->nr, c->name);
+			printf("ok %d - %s%s\n", rn->nr, c->name, rn->mode);
 	}
 	for (i = 0; i < c->out.n + extra.n; i++) {
 		struct failure *f = i < c->out.n ? &c->out.v[i] :
@@ -791,11 +799,11 @@ static void forked_case(struct runner *rn, const char *name, const char *cdir)
 	} else {
 		rn->failed++;
 		if (WIFSIGNALED(st))
-			printf("not ok %d - %s # crashed: signal %d (%s)\n", rn->nr,
-			       name, WTERMSIG(st), strsignal(WTERMSIG(st)));
+			printf("not ok %d - %s%s # crashed: signal %d (%s)\n", rn->nr,
+			       name, rn->mode, WTERMSIG(st), strsignal(WTERMSIG(st)));
 		else
-			printf("not ok %d - %s # exit status %d (leak or "
-			       "sanitizer report above)\n", rn->nr, name,
+			printf("not ok %d - %s%s # exit status %d (leak or "
+			       "sanitizer report above)\n", rn->nr, name, rn->mode,
 			       WEXITSTATUS(st));
 		fflush(stdout);
 	}
@@ -863,16 +871,20 @@ int main(int argc, char **argv)
 	free(p);
 
 	nofork = getenv("HIST_CONF_NOFORK") != NULL;
-	for (i = 0; i < nn; i++) {
-		char *cdir = pathf(cases, names[i], NULL);
+	for (rn.shared_sums = 0; rn.shared_sums < 2; rn.shared_sums++) {
+		rn.mode = rn.shared_sums ? " [shared_sums]" : "";
+		for (i = 0; i < nn; i++) {
+			char *cdir = pathf(cases, names[i], NULL);
 
-		if (nofork)
-			one_case(&rn, names[i], cdir);
-		else
-			forked_case(&rn, names[i], cdir);
-		free(cdir);
-		free(names[i]);
+			if (nofork)
+				one_case(&rn, names[i], cdir);
+			else
+				forked_case(&rn, names[i], cdir);
+			free(cdir);
+		}
 	}
+	for (i = 0; i < nn; i++)
+		free(names[i]);
 	free(names);
 	free(cases);
 	free_rules(&rn.xfail);

@@ -49,6 +49,8 @@ static const char usage_text[] =
 	"                        call entries (`echo CMD >> trigger` right after\n"
 	"                        the marker takes effect inside that write)\n"
 	"      --map-bits N      allow maps of up to 2^N entries (kernel: 17)\n"
+	"      --shared-sums     keep each entry's sums once, as the kernel does\n"
+	"                        (less memory, slower hits; same output)\n"
 	"      --json            print the histograms as JSON instead of the\n"
 	"                        kernel's text (with -o: DIR/hist.json)\n"
 	"  -h, --help            this text\n"
@@ -70,6 +72,7 @@ enum {
 	OPT_VERSION,
 	OPT_MARKER_SYNC,
 	OPT_MAP_BITS,
+	OPT_SHARED_SUMS,
 };
 
 static const struct option long_opts[] = {
@@ -81,6 +84,7 @@ static const struct option long_opts[] = {
 	{ "at-marker", required_argument, NULL, OPT_AT_MARKER },
 	{ "marker-sync", no_argument, NULL, OPT_MARKER_SYNC },
 	{ "map-bits", required_argument, NULL, OPT_MAP_BITS },
+	{ "shared-sums", no_argument, NULL, OPT_SHARED_SUMS },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -554,6 +558,9 @@ int main(int argc, char **argv)
 			ro.max_map_bits = (uint32_t)v;
 			break;
 		}
+		case OPT_SHARED_SUMS:
+			ro.shared_sums = 1;
+			break;
 		case OPT_JSON:
 			st.json = 1;
 			break;

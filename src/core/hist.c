@@ -89,7 +89,7 @@ static struct hist_map *new_map(const struct hist__hist *h)
 	p.payload_size = h->payload_size;
 	p.nr_sums = h->nr_vals;
 	p.nr_cpus = h->ev->ctx->opts.nr_cpus;
-	p.pcpu_sums = true;
+	p.pcpu_sums = !h->ev->ctx->opts.shared_sums;
 	p.multi = HIST__CTX_MULTI(h->ev->ctx);
 	p.hits_sum0 = true;	/* sum 0 is the hitcount */
 	p.elt_init = elt_init;
