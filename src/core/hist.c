@@ -99,6 +99,7 @@ static struct hist_map *new_map(const struct hist__hist *h)
 int hist__hist_setup(struct hist__hist *h)
 {
 	h->payload_size = layout(h);
+	h->shared_sums = h->ev->ctx->opts.shared_sums != 0;
 	h->single_int_key = h->nr_keys == 1 &&
 			    !(h->keys[0]->flags & (HIST__F_STRING | HIST__F_STACKTRACE));
 	if (h->map)
@@ -381,6 +382,18 @@ static HIST__ALWAYS_INLINE void simple_add(uint64_t *sums, const uint32_t nv, co
 		hist__add_local(&sums[2], v[2]);
 }
 
+/* The hit's adds to SUMS of a map without per-cpu sums: atomic, as
+ * every thread adds to them. */
+static HIST__ALWAYS_INLINE void shared_add(uint64_t *sums, const uint32_t nv, const uint64_t *v)
+{
+	/* Relaxed: a sum orders nothing (contract 7 in map.c). */
+	hist__add_relaxed(&sums[0], 1);
+	if (nv > 1)
+		hist__add_relaxed(&sums[1], v[1]);
+	if (nv > 2)
+		hist__add_relaxed(&sums[2], v[2]);
+}
+
 /* simple_add() of a hit that counts only if PASS (a constant true
  * where there is no filter): adds 0 otherwise, with no branch. */
 static HIST__ALWAYS_INLINE void simple_add_if(uint64_t *sums, const uint32_t nv,
@@ -475,7 +488,7 @@ static HIST__ALWAYS_INLINE bool hit_simple_fast(struct hist__hist *h, const uint
 {
 	uint64_t k, v[HIST__VALS_MAX] = { 0 }, *sums;
 
-	if (hist__unlikely(len < h->rd_end || slot == HIST__SLOT_SHARED))
+	if (hist__unlikely(len < h->rd_end || slot == HIST__SLOT_SHARED || h->shared_sums))
 		return false;
 	simple_read(h, data, nv, RD_ANY, RD_ANY, &k, v);
 	sums = simple_find(h, k, slot, NULL);
@@ -591,6 +604,7 @@ enum look {
 	LOOK_PROBES,	/* hist__map_find_owned() through simple_find() */
 	LOOK_FIRST32,	/* hist__map_first_owned32() */
 	LOOK_LINE32,	/* hist__map_first_line32() */
+	LOOK_SHARED,	/* hist__map_find_shared(): shared_sums, atomic adds */
 };
 
 static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const uint8_t *rec,
@@ -619,6 +633,20 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 		return;
 	}
 	simple_read(h, rec, nv, key, val, &k, v);
+	if (look == LOOK_SHARED) {
+		if (filtered && !pass)
+			return;
+		/* Acquire: pairs with the release in hist__hist_clear(). */
+		sums = hist__map_find_shared(hist__load_acquire(&h->map), k, &absent);
+		if (hist__unlikely(!sums)) {
+			/* a slot not owned yet is claimed by the insert half */
+			hit_ins[nv - 1](h, k, v[1], v[2],
+					hist__slot_peek(h->cpus, h->nr_cpus, hit->cpu), absent);
+			return;
+		}
+		shared_add(sums, nv, v);
+		return;
+	}
 	if (look != LOOK_PROBES) {
 		/* a cpu past the slots (folded onto one) goes out of line
 		 * too: a hit of the common case computes no remainder */
@@ -702,7 +730,9 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 #define SIMPLE_HITS(K, V)                                                             \
 	SIMPLE_HIT(K, V, 1) SIMPLE_HIT(K, V, 2) SIMPLE_HIT(K, V, 3)                   \
 	SIMPLE_HIT32(K, V, 1, LOOK_FIRST32, _32) SIMPLE_HIT32(K, V, 2, LOOK_FIRST32, _32) \
-	SIMPLE_HIT32(K, V, 1, LOOK_LINE32, _L2) SIMPLE_HIT32(K, V, 2, LOOK_LINE32, _L2)
+	SIMPLE_HIT32(K, V, 1, LOOK_LINE32, _L2) SIMPLE_HIT32(K, V, 2, LOOK_LINE32, _L2) \
+	SIMPLE_HIT32(K, V, 1, LOOK_SHARED, _SH) SIMPLE_HIT32(K, V, 2, LOOK_SHARED, _SH) \
+	SIMPLE_HIT32(K, V, 3, LOOK_SHARED, _SH)
 SIMPLE_HITS(ANY, ANY)
 SIMPLE_HITS(ANY, U64)
 SIMPLE_HITS(U64, ANY)
@@ -712,14 +742,15 @@ SIMPLE_HITS(S32, U64)
 
 /*
  * [key kind][value kind][nr_vals - 1, then 3 + nr_vals - 1 for 32-byte
- * slots, 5 + nr_vals - 1 for LINE32]: three values never fit a 32-byte
- * slot beside the key.
+ * slots, 5 + nr_vals - 1 for LINE32, 7 + nr_vals - 1 for shared_sums]:
+ * three values never fit a 32-byte slot beside the key.
  */
 #define SIMPLE_ROW(K, V)                                                              \
 	{ hit_##K##_##V##_1, hit_##K##_##V##_2, hit_##K##_##V##_3,                    \
 	  hit_##K##_##V##_1_32, hit_##K##_##V##_2_32,                                 \
-	  hit_##K##_##V##_1_L2, hit_##K##_##V##_2_L2 }
-static const hist__tlist_hit_fn simple_hits[3][2][7] = {
+	  hit_##K##_##V##_1_L2, hit_##K##_##V##_2_L2,                                 \
+	  hit_##K##_##V##_1_SH, hit_##K##_##V##_2_SH, hit_##K##_##V##_3_SH }
+static const hist__tlist_hit_fn simple_hits[3][2][10] = {
 	[RD_ANY] = { SIMPLE_ROW(ANY, ANY), SIMPLE_ROW(ANY, U64) },
 	[RD_U64] = { SIMPLE_ROW(U64, ANY), SIMPLE_ROW(U64, U64) },
 	[RD_S32] = { SIMPLE_ROW(S32, ANY), SIMPLE_ROW(S32, U64) },
@@ -743,9 +774,13 @@ FILTERED_HIT(1, LOOK_FIRST32, _32)
 FILTERED_HIT(2, LOOK_FIRST32, _32)
 FILTERED_HIT(1, LOOK_LINE32, _L2)
 FILTERED_HIT(2, LOOK_LINE32, _L2)
-static const hist__tlist_hit_fn filtered_hits[7] = {
+FILTERED_HIT(1, LOOK_SHARED, _SH)
+FILTERED_HIT(2, LOOK_SHARED, _SH)
+FILTERED_HIT(3, LOOK_SHARED, _SH)
+static const hist__tlist_hit_fn filtered_hits[10] = {
 	hit_filtered_1,	   hit_filtered_2,    hit_filtered_3,	 hit_filtered_1_32,
-	hit_filtered_2_32, hit_filtered_1_L2, hit_filtered_2_L2,
+	hit_filtered_2_32, hit_filtered_1_L2, hit_filtered_2_L2, hit_filtered_1_SH,
+	hit_filtered_2_SH, hit_filtered_3_SH,
 };
 
 static enum rd_kind rd_kind_of(const struct hist__rd *rd)
@@ -771,8 +806,10 @@ bool hist__hist_simple(struct hist__hist *h)
 		if (rd_kind_of(&h->rd_vals[i]) != RD_U64)
 			val = RD_ANY;
 	/* The map is made at setup and a clear makes the next one alike. */
-	col = h->nr_vals - 1 +
-	      (hist__map_line2(h->map) ? 5 : hist__map_slots32(h->map) ? 3 : 0);
+	col = h->nr_vals - 1 + (h->shared_sums		   ? 7
+				: hist__map_line2(h->map)  ? 5
+				: hist__map_slots32(h->map) ? 3
+							    : 0);
 	h->hit_fast = simple_hits[rd_kind_of(&h->rd_key)][val == RD_U64][col];
 	h->hit_filtered = filtered_hits[col];
 	h->cpus = h->ev->ctx->cpus;

@@ -249,7 +249,8 @@ bool hist__hist_wide(struct hist__hist *h)
 	uint64_t end = 0;
 	uint32_t i;
 
-	if (h->single_int_key || !plain_aggregation(h) || h->needs_comm ||
+	/* The wide variants add as a slot's owner: per-cpu sums only. */
+	if (h->single_int_key || h->shared_sums || !plain_aggregation(h) || h->needs_comm ||
 	    h->key_size <= 8 || h->key_size > HIST__WIDE_WORDS * 8 || h->key_size % 8)
 		return false;
 	for (i = 0; i < h->nr_keys; i++)

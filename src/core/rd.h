@@ -38,16 +38,13 @@ static inline uint64_t max_u64(uint64_t a, uint64_t b)
 /*
  * Whether H is a plain aggregation, whatever its key: no time stamps,
  * variable references, variables, saved fields or actions, so that a hit
- * only adds its values under its key, into a map of per-cpu sums (the
- * variants' adds are an owner's, unlocked).  What both
- * hist__hist_simple() and hist__hist_wide() require before looking at
- * the key.
+ * only adds its values under its key.  What both hist__hist_simple() and
+ * hist__hist_wide() require before looking at the key.
  */
 static inline bool plain_aggregation(const struct hist__hist *h)
 {
 	return !h->uses_ts && !h->nr_refs && !h->nr_vars && !h->nr_fvars &&
-	       !h->nr_save_vars && !h->nr_actions && !h->has_self_refs &&
-	       hist__map_pcpu_sums(h->map);
+	       !h->nr_save_vars && !h->nr_actions && !h->has_self_refs;
 }
 
 /* H's value readers (values 1.. of hist__hist_simple()), *END raised to

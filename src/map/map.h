@@ -97,6 +97,8 @@ static inline struct hist_map_elt *hist__map_find_hit(struct hist_map *m, const 
 /* The hit path's first try for a slot's owner; see map_inline.h. */
 static inline uint64_t *hist__map_find_owned(struct hist_map *m, uint64_t k, uint32_t slot,
 					     uint32_t home, bool *absent);
+/* Its counterpart on a map without per-cpu sums: any caller, atomic adds. */
+static inline uint64_t *hist__map_find_shared(struct hist_map *m, uint64_t k, bool *absent);
 /*
  * Whether M is a map of 8-byte keys with the default hash, hits_sum0,
  * per-cpu sums with the home slot's inline, and 32-byte slots.  Such a
@@ -104,8 +106,6 @@ static inline uint64_t *hist__map_find_owned(struct hist_map *m, uint64_t k, uin
  * hist__map_first_owned32().  Fixed at create.
  */
 bool hist__map_slots32(const struct hist_map *m) HIST__INTERNAL;
-/* Whether M keeps per-cpu sums (hist_map_params.pcpu_sums).  Fixed at create. */
-bool hist__map_pcpu_sums(const struct hist_map *m) HIST__INTERNAL;
 static inline uint64_t *hist__map_first_owned32(struct hist_map *m, uint64_t k, uint32_t slot,
 						 uint32_t home, const uint32_t nr_sums,
 						 bool *absent);

@@ -555,6 +555,43 @@ static HIST__MAP_INLINE uint64_t *hist__map_find_owned(struct hist_map *m, uint6
 }
 
 /*
+ * The hit path's first try on a fast8, hits_sum0 map without per-cpu
+ * sums: the sums of a key K within HIST__MAP_INLINE_PROBES slots, which
+ * every caller adds to with atomic adds, whatever the element's HOME
+ * (such a map publishes no CROSSED element: it has no copies); else
+ * NULL having done nothing, with *ABSENT (which the caller set false)
+ * set when K is not in the map.
+ */
+static HIST__MAP_INLINE uint64_t *hist__map_find_shared(struct hist_map *m, uint64_t k,
+							bool *absent)
+{
+	uint64_t h = hist__map_hash8(k);
+	uint32_t want = HIST__MAP_READY | ((uint32_t)h & HIST__MAP_TAG);
+	uint32_t idx = hist__map_start(m, h), n;
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 8
+#endif
+	for (n = 0; n < HIST__MAP_INLINE_PROBES; n++) {
+		struct hist_map_elt *e =
+			(struct hist_map_elt *)(m->slots + (size_t)idx * m->stride);
+		/* Acquire: pairs with the READY release before the key compare. */
+		uint32_t s = hist__load_acquire(&e->state);
+
+		if (hist__likely((s & ~HIST__MAP_HOME_MASK) == want && e->data[0] == k))
+			return e->data + 1;
+		if (!s) {
+			*absent = true;
+			return NULL;
+		}
+		if ((s & HIST__MAP_FLAGS) == HIST__MAP_BUSY)
+			return NULL;
+		idx = (idx + 1) & m->mask;
+	}
+	return NULL;
+}
+
+/*
  * The end of the first looks below: E, whose state is S, is K's element
  * CROSSED (a key of several slots, or any key once the slots have several
  * owner threads): SLOT's copy of its sums, if in use; else NULL.
