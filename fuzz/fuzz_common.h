@@ -329,16 +329,48 @@ static inline void fz_enable_event(void *data, hist_event *target, int enable)
 /* Where printers' output goes besides the checksum: set to see it (debugging). */
 static FILE *fz_echo;
 
+/* Printers' output kept for a target that compares two runs (NULL: not
+ * kept); FZ_CAP_MAX bounds it, and a longer output is only marked cut. */
+#define FZ_CAP_MAX (4u << 20)
+struct fz_cap {
+	char *p;
+	size_t len;
+	int cut;
+};
+static struct fz_cap *fz_cap;
+
+static inline void fz_cap_add(const char *buf, size_t len)
+{
+	char *np;
+
+	if (fz_cap->cut || fz_cap->len + len > FZ_CAP_MAX) {
+		fz_cap->cut = 1;
+		return;
+	}
+	np = realloc(fz_cap->p, fz_cap->len + len + 1);
+	if (!np) {
+		fz_cap->cut = 1;
+		return;
+	}
+	memcpy(np + fz_cap->len, buf, len);
+	fz_cap->p = np;
+	fz_cap->len += len;
+	np[fz_cap->len] = 0;
+}
+
 static inline int fz_sink(void *arg, const char *buf, size_t len)
 {
 	(void)arg;
 	fz_touch(buf, len);
 	if (fz_echo)
 		fwrite(buf, 1, len, fz_echo);
+	if (fz_cap)
+		fz_cap_add(buf, len);
 	return 0;
 }
 
-static inline hist_ctx *fz_ctx_create(void)
+/* A context with 4 cpu slots; SHARED_SUMS as hist_ctx_opts has it. */
+static inline hist_ctx *fz_ctx_create_sums(uint32_t shared_sums)
 {
 	static const struct hist_host host = {
 		.find_event = fz_find_event,
@@ -354,9 +386,14 @@ static inline hist_ctx *fz_ctx_create(void)
 		.stacktrace_trigger = fz_snapshot,
 		.enable_event = fz_enable_event,
 	};
-	struct hist_ctx_opts opts = { .nr_cpus = 4 };
+	struct hist_ctx_opts opts = { .nr_cpus = 4, .shared_sums = shared_sums };
 
 	return hist_ctx_create(&host, &opts, NULL);
+}
+
+static inline hist_ctx *fz_ctx_create(void)
+{
+	return fz_ctx_create_sums(0);
 }
 
 /* Event SYS/NAME given as "sys/name" (N bytes). */
@@ -488,8 +525,13 @@ static inline void fz_print_all(hist_ctx *ctx)
 			continue;
 		hist_event_print_triggers(ev, fz_sink, NULL);
 		if (hist_event_active(ev)) {
+			struct fz_cap *keep = fz_cap;
+
 			hist_event_print_hist(ev, fz_sink, NULL);
+			/* not kept: it prints addresses, which differ between runs */
+			fz_cap = NULL;
 			hist_event_print_hist_debug(ev, fz_sink, NULL);
+			fz_cap = keep;
 		}
 	}
 	hist_ctx_print_error_log(ctx, fz_sink, NULL);
