@@ -65,6 +65,9 @@ static const struct bench_workload workloads[] = {
 	  false, false },
 	{ "2t_d512k", "2 threads, 512K disjoint keys each", WK_DISJOINT, BK_U64, 2, 524288, 20,
 	  false, false },
+	/* zipf1m on two threads: hot keys hit from both, a tail past the LLC */
+	{ "2t_zipf1m", "2 threads, Zipf s=1 over 1M keys", WK_ZIPF, BK_U64, 2, 1000000, 20,
+	  false, false },
 };
 #define NR_WORKLOADS ((int)(sizeof(workloads) / sizeof(workloads[0])))
 
