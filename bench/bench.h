@@ -105,8 +105,8 @@ struct bench_contender {
 	void (*destroy)(void *map);
 };
 
-extern const struct bench_contender bench_libhist, bench_libhist_shared, bench_libhist_map,
-	bench_libhist_map_atomic, bench_tmap, bench_urcu, bench_ck, bench_mutex, bench_floor;
+extern const struct bench_contender bench_libhist, bench_libhist_pcpu, bench_libhist_shared,
+	bench_libhist_map, bench_libhist_map_atomic, bench_tmap, bench_urcu, bench_ck, bench_mutex, bench_floor;
 
 /* ---- helpers shared by the contenders ---- */
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Contenders "libhist" and "hist_map".
+ * Contenders "libhist", "libhist_pcpu", "libhist_shared", "hist_map" and
+ * "map_atomic".
  *
  * libhist: the real path.  The host describes the record as an event,
  *   writes a hist trigger command with hist_trigger_parse() (untimed) and
@@ -8,19 +9,20 @@
  *   key and value fields compiled from the command, the map, the sums.
  *   The read-out goes through the public printer too: the `hist` file text
  *   is parsed back (entries, per-entry hitcount and value, Totals), so the
- *   verification covers what a user would read.
+ *   verification covers what a user would read.  Its context keeps the
+ *   default HIST_SUMS_AUTO: per-cpu sums in maps of the kernel's sizes
+ *   (size= up to 2^17), shared ones in the rows' larger maps (2^20).
+ *
+ * libhist_pcpu, libhist_shared: the same real path with hist_ctx_opts.sums
+ *   set to HIST_SUMS_PER_CPU and HIST_SUMS_SHARED in every row.  Shared is
+ *   the kernel's layout of the sums (in the entry, updated with locked
+ *   adds by every thread, no per-cpu copies): 64 bytes per entry.
  *
  * hist_map: libhist's map alone (src/map, internal API) with per-cpu sums,
  *   the same key bytes and sums, each thread owning its cpu slot: what the
  *   map costs without the trigger machinery around it.
  *
- * libhist_shared: the real path of a context created with
- *   hist_ctx_opts.shared_sums: the kernel's layout of the sums (in the
- *   entry, updated with locked adds by every thread, no per-cpu copies).
- *   It holds the 64 bytes per entry of the memory target, and measures
- *   what the copies buy on the speed targets.
- *
- * map_atomic: the map alone with that layout.
+ * map_atomic: the map alone with the shared layout.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,10 +121,9 @@ static int check_default_cap(uint32_t capacity, const char **why)
 	return 0;
 }
 
-static struct hist_ctx *new_ctx(const struct bench_cfg *cfg, bool shared_sums,
-				const char **why)
+static struct hist_ctx *new_ctx(const struct bench_cfg *cfg, uint32_t sums, const char **why)
 {
-	struct hist_ctx_opts opts = { .shared_sums = shared_sums };
+	struct hist_ctx_opts opts = { .sums = sums };
 	int err;
 	hist_ctx *ctx;
 
@@ -194,7 +195,7 @@ static void lh_destroy(void *map)
 	free(m);
 }
 
-static void *lh_create_sums(const struct bench_cfg *cfg, bool shared_sums, const char **why)
+static void *lh_create_sums(const struct bench_cfg *cfg, uint32_t sums, const char **why)
 {
 	static const char *const keys[] = {
 		[BK_U64] = "key", [BK_COMM] = "comm", [BK_KEY3] = "key,k2,k3",
@@ -204,7 +205,7 @@ static void *lh_create_sums(const struct bench_cfg *cfg, bool shared_sums, const
 
 	if (!m)
 		bench_die("out of memory");
-	m->ctx = new_ctx(cfg, shared_sums, why);
+	m->ctx = new_ctx(cfg, sums, why);
 	if (!m->ctx)
 		goto fail;
 	if (cfg->w->kind == WK_CHAIN) {
@@ -370,18 +371,33 @@ static int lh_read_out(void *map, struct bench_readout *o, const char **why)
 
 static void *lh_create(const struct bench_cfg *cfg, const char **why)
 {
-	return lh_create_sums(cfg, false, why);
+	return lh_create_sums(cfg, HIST_SUMS_AUTO, why);
+}
+
+static void *lh_create_pcpu(const struct bench_cfg *cfg, const char **why)
+{
+	return lh_create_sums(cfg, HIST_SUMS_PER_CPU, why);
 }
 
 static void *lh_create_shared(const struct bench_cfg *cfg, const char **why)
 {
-	return lh_create_sums(cfg, true, why);
+	return lh_create_sums(cfg, HIST_SUMS_SHARED, why);
 }
 
 const struct bench_contender bench_libhist = {
 	.name = "libhist",
 	.supports = lh_supports,
 	.create = lh_create,
+	.thread_init = lh_thread_init,
+	.hit_fn = lh_pick,
+	.read_out = lh_read_out,
+	.destroy = lh_destroy,
+};
+
+const struct bench_contender bench_libhist_pcpu = {
+	.name = "libhist_pcpu",
+	.supports = lh_supports,
+	.create = lh_create_pcpu,
 	.thread_init = lh_thread_init,
 	.hit_fn = lh_pick,
 	.read_out = lh_read_out,

@@ -35,8 +35,9 @@
 extern char **environ;
 
 static const struct bench_contender *const contenders[] = {
-	&bench_libhist, &bench_libhist_shared, &bench_libhist_map, &bench_libhist_map_atomic,
-	&bench_tmap, &bench_urcu, &bench_ck, &bench_mutex, &bench_floor,
+	&bench_libhist, &bench_libhist_pcpu, &bench_libhist_shared, &bench_libhist_map,
+	&bench_libhist_map_atomic, &bench_tmap, &bench_urcu, &bench_ck, &bench_mutex,
+	&bench_floor,
 };
 #define NR_CONTENDERS ((int)(sizeof(contenders) / sizeof(contenders[0])))
 

@@ -369,8 +369,8 @@ static inline int fz_sink(void *arg, const char *buf, size_t len)
 	return 0;
 }
 
-/* A context with 4 cpu slots; SHARED_SUMS as hist_ctx_opts has it. */
-static inline hist_ctx *fz_ctx_create_sums(uint32_t shared_sums)
+/* A context with 4 cpu slots and SUMS (enum hist_sums). */
+static inline hist_ctx *fz_ctx_create_sums(uint32_t sums)
 {
 	static const struct hist_host host = {
 		.find_event = fz_find_event,
@@ -386,14 +386,14 @@ static inline hist_ctx *fz_ctx_create_sums(uint32_t shared_sums)
 		.stacktrace_trigger = fz_snapshot,
 		.enable_event = fz_enable_event,
 	};
-	struct hist_ctx_opts opts = { .nr_cpus = 4, .shared_sums = shared_sums };
+	struct hist_ctx_opts opts = { .nr_cpus = 4, .sums = sums };
 
 	return hist_ctx_create(&host, &opts, NULL);
 }
 
 static inline hist_ctx *fz_ctx_create(void)
 {
-	return fz_ctx_create_sums(0);
+	return fz_ctx_create_sums(HIST_SUMS_AUTO);
 }
 
 /* Event SYS/NAME given as "sys/name" (N bytes). */

@@ -10,10 +10,10 @@
  * interleaved (pause, cont, clear of what the commands created is up to
  * the input), and then every histogram is printed.
  *
- * The whole run is made twice, with per-cpu sums and with shared_sums,
- * which take different hit paths (the shared_sums variants, the general
- * path for wide keys): what the two print must be the same lines, or the
- * target aborts.  Lines, not text: entries print in slot order, and the
+ * The whole run is made twice, with HIST_SUMS_PER_CPU and with
+ * HIST_SUMS_SHARED, which take different hit paths (the shared sums'
+ * variants, the general path for wide keys): what the two print must be
+ * the same lines, or the target aborts.  Lines, not text: entries print in slot order, and the
  * two layouts may place a key in different slots (ties of sort= keep
  * that order).
  */
@@ -23,8 +23,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define HIT_MAX_RECORDS 4096
 
-/* One run of the input in a context of SHARED_SUMS (see the top). */
-static void hit_run(const uint8_t *data, size_t size, uint32_t shared_sums)
+/* One run of the input in a context of SUMS (see the top). */
+static void hit_run(const uint8_t *data, size_t size, uint32_t sums)
 {
 	hist_event *evs[FZ_NR_EVENTS];
 	const uint8_t *p, *end = data + size;
@@ -35,7 +35,7 @@ static void hit_run(const uint8_t *data, size_t size, uint32_t shared_sums)
 
 	for (tn = 0; tn < size && data[tn]; tn++)
 		;
-	ctx = fz_ctx_create_sums(shared_sums);
+	ctx = fz_ctx_create_sums(sums);
 	if (!ctx)
 		return;
 	fz_commands(ctx, data, tn);
@@ -121,9 +121,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fz_cap pcpu = { NULL, 0, 0 }, shared = { NULL, 0, 0 };
 
 	fz_cap = &pcpu;
-	hit_run(data, size, 0);
+	hit_run(data, size, HIST_SUMS_PER_CPU);
 	fz_cap = &shared;
-	hit_run(data, size, 1);
+	hit_run(data, size, HIST_SUMS_SHARED);
 	fz_cap = NULL;
 	if (!pcpu.cut && !shared.cut)
 		hit_compare(&pcpu, &shared);

@@ -275,6 +275,28 @@ struct hist_host {
  * Context
  */
 
+/*
+ * Where a map keeps its sums (hist_ctx_opts.sums).  Per cpu: each cpu slot
+ * adds to a copy of its own without atomic instructions, and a key's
+ * first slot adds next to the key; 16 bytes per entry with two values for
+ * each of the nr_cpus + 1 copies, allocated with the map (64 + 16 *
+ * (nr_cpus + 1) per entry for an 8-byte key).  Shared: the kernel's
+ * layout, one set next to the key that every cpu updates with atomic
+ * adds: 64 bytes per entry whatever nr_cpus, a locked add per value, and
+ * the cpus hitting one key pass its line around.  Measured in
+ * bench/README.md: per cpu is the faster in maps up to the kernel's
+ * largest size=; past the last-level cache the copies cost a second
+ * miss per hit from several cpus and shared is as fast or faster.  The
+ * histograms print the same either way.
+ */
+enum hist_sums {
+	HIST_SUMS_AUTO = 0,	/* per cpu for maps up to the kernel's largest
+				   size= (2^17 entries), shared in the larger
+				   ones a host allows (max_map_bits) */
+	HIST_SUMS_PER_CPU = 1,
+	HIST_SUMS_SHARED = 2,
+};
+
 /* Options for hist_ctx_create(); zero-initialise and set what you need. */
 struct hist_ctx_opts {
 	uint32_t max_map_bits;	/* 0: the kernel's 17 (size= 131072); a host
@@ -283,25 +305,17 @@ struct hist_ctx_opts {
 				   slot.  Each slot is owned by the first thread
 				   that hits through it, which then updates the
 				   sums without atomics; each slot costs one
-				   more copy of every map's sums (16 bytes per
-				   entry with two sums), so hosts with many CPUs
-				   trade memory for contention here.  While one
+				   more copy of the sums of every map that
+				   keeps them per cpu (enum hist_sums), so
+				   hosts with many CPUs trade memory for
+				   contention here.  While one
 				   thread owns every slot in use, an entry's
 				   first slot adds next to its key; once two
 				   threads own slots, every slot adds to its
 				   copy, so that no thread writes a line
 				   another reads */
-	uint32_t shared_sums;	/* 1: the kernel's layout instead, for hosts
-				   short of memory: one set of sums per entry,
-				   next to its key, that every cpu updates
-				   with atomic adds.  64 bytes per entry for
-				   an 8-byte key and two values whatever
-				   nr_cpus, against 64 plus 16 for each of
-				   the nr_cpus + 1 copies; but a locked add
-				   per value on every hit, a line that the
-				   cpus hitting one key pass around, and no
-				   inlined hit path (bench/README.md has the
-				   cost) */
+	uint32_t sums;		/* enum hist_sums: where the maps keep their
+				   sums (0: HIST_SUMS_AUTO) */
 };
 
 /*

@@ -19,9 +19,9 @@
  * overrides.txt documents where the expectation deliberately differs from
  * 6.1 (libhist implements the newer language).
  *
- * Every case runs twice: with the default per-cpu sums, and again with
- * hist_ctx_opts.shared_sums (the kernel's layout), whose hist text must
- * be the same.
+ * Every case runs twice: with the default layout of the sums (per cpu,
+ * for maps of the kernel's sizes), and again with HIST_SUMS_SHARED (the
+ * kernel's layout), whose hist text must be the same.
  *
  * usage: test_conformance [-v] [CASE-SUBSTRING...]
  *   -v also shows the details of expected failures.
@@ -65,8 +65,8 @@ struct runner {
 	struct rules xfail, overrides;
 	int verbose;
 	int passed, failed, nr;
-	/* this pass's hist_ctx_opts.shared_sums, and what its lines say */
-	uint32_t shared_sums;
+	/* this pass's hist_ctx_opts.sums, and what its lines say */
+	uint32_t sums;
 	const char *mode;
 };
 
@@ -614,7 +614,7 @@ static void run_case(struct casectx *c)
 	memset(&ro, 0, sizeof(ro));
 	/* the workloads' `echo CMD >> trigger` act inside their write(2) */
 	ro.marker_sync = 1;
-	ro.shared_sums = c->rn->shared_sums;
+	ro.sums = c->rn->sums;
 	p = pathf(c->cdir, "trace.dat", NULL);
 	c->r = replay_open(p, &ro, err, sizeof(err));
 	free(p);
@@ -820,7 +820,7 @@ int main(int argc, char **argv)
 	const char *base = getenv("HIST_CONFORMANCE_DIR");
 	char *cases, *p, **names = NULL;
 	size_t nn = 0, cap = 0, i;
-	int a, first_arg = 1, nofork;
+	int a, first_arg = 1, nofork, pass;
 	DIR *d;
 	struct dirent *de;
 
@@ -871,8 +871,9 @@ int main(int argc, char **argv)
 	free(p);
 
 	nofork = getenv("HIST_CONF_NOFORK") != NULL;
-	for (rn.shared_sums = 0; rn.shared_sums < 2; rn.shared_sums++) {
-		rn.mode = rn.shared_sums ? " [shared_sums]" : "";
+	for (pass = 0; pass < 2; pass++) {
+		rn.sums = pass ? HIST_SUMS_SHARED : HIST_SUMS_AUTO;
+		rn.mode = pass ? " [sums=shared]" : "";
 		for (i = 0; i < nn; i++) {
 			char *cdir = pathf(cases, names[i], NULL);
 

@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The two layouts of a hist's sums (hist_ctx_opts.shared_sums).
+ * The two layouts of a hist's sums (hist_ctx_opts.sums).
  *
- * By default every cpu slot adds to its own copy of the sums; with
- * shared_sums each entry keeps one set, next to its key, and every hit
- * adds to it atomically (the kernel's layout).  Checked: the counts stay
- * exact with several threads hitting the same keys through their own
- * slots and through a slot another thread owns, in both layouts and for
- * the hists the inlined variants take as well as for the general path;
- * and the map memory per entry that each layout costs, measured through
+ * HIST_SUMS_PER_CPU: every cpu slot adds to its own copy of the sums;
+ * HIST_SUMS_SHARED: each entry keeps one set, next to its key, and every
+ * hit adds to it atomically (the kernel's layout); HIST_SUMS_AUTO: per
+ * cpu up to the kernel's largest size=, shared past it.  Checked: the
+ * counts stay exact with several threads hitting the same keys through
+ * their own slots and through a slot another thread owns, in both layouts
+ * and for the hists the inlined variants take as well as for the general
+ * path; the map memory per entry that each layout costs, measured through
  * the allocation hook: 64 bytes for an 8-byte key and two values with
- * shared sums, whatever nr_cpus; 64 plus 16 per copy without.
+ * shared sums, whatever nr_cpus, 64 plus 16 per copy per cpu; which one
+ * AUTO picks on each side of 2^17 entries, across a clear too; and that
+ * an unknown value is refused.
  */
 /* HIST_TEST_TSAN */
 #include "harness.h"
@@ -32,12 +35,12 @@ static const char *const cmds[] = {
 	"hist:keys=key:vals=val:v=val",		/* the general path */
 };
 
-static hist_event *setup(hist_ctx **ctx, uint32_t shared, const char *cmd)
+static hist_event *setup(hist_ctx **ctx, uint32_t sums, const char *cmd)
 {
 	struct hist_host host = { 0 };
 	struct hist_event_desc d = { .system = "t", .name = "ev", .fields = kv_fields,
 				     .nr_fields = sizeof(kv_fields) / sizeof(kv_fields[0]) };
-	struct hist_ctx_opts o = { .nr_cpus = NR_CPUS, .shared_sums = shared };
+	struct hist_ctx_opts o = { .nr_cpus = NR_CPUS, .sums = sums, .max_map_bits = 20 };
 	hist_event *ev = NULL;
 
 	*ctx = hist_ctx_create(&host, &o, NULL);
@@ -111,18 +114,14 @@ static void check_counts(hist_event *ev, uint64_t min)
  * own, the third through the first one's slot (not its owner: the
  * shared path).
  */
-static void check_threads(uint32_t shared, const char *cmd)
+static void run_threads(hist_event *ev)
 {
 	static const uint32_t cpus[THREADS] = { 0, 1, 0 };
 	struct hitter a[THREADS];
 	pthread_t t[THREADS];
 	pthread_barrier_t start;
-	hist_ctx *ctx;
-	hist_event *ev = setup(&ctx, shared, cmd);
 	uint32_t i;
 
-	if (!ev)
-		goto out;
 	pthread_barrier_init(&start, NULL, THREADS);
 	for (i = 0; i < THREADS; i++) {
 		a[i] = (struct hitter){ ev, cpus[i], &start };
@@ -131,8 +130,17 @@ static void check_threads(uint32_t shared, const char *cmd)
 	for (i = 0; i < THREADS; i++)
 		pthread_join(t[i], NULL);
 	pthread_barrier_destroy(&start);
-	check_counts(ev, strstr(cmd, " if ") ? 2 : 0);
-out:
+}
+
+static void check_threads(uint32_t sums, const char *cmd)
+{
+	hist_ctx *ctx;
+	hist_event *ev = setup(&ctx, sums, cmd);
+
+	if (ev) {
+		run_threads(ev);
+		check_counts(ev, strstr(cmd, " if ") ? 2 : 0);
+	}
 	hist_ctx_destroy(ctx);
 }
 
@@ -141,7 +149,7 @@ static void test_threads_per_cpu(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		check_threads(0, cmds[i]);
+		check_threads(HIST_SUMS_PER_CPU, cmds[i]);
 }
 
 static void test_threads_shared(void)
@@ -149,7 +157,16 @@ static void test_threads_shared(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		check_threads(1, cmds[i]);
+		check_threads(HIST_SUMS_SHARED, cmds[i]);
+}
+
+static void test_bad_mode(void)
+{
+	struct hist_ctx_opts o = { .sums = HIST_SUMS_SHARED + 1 };
+	int err = 0;
+
+	T_ASSERT(hist_ctx_create(NULL, &o, &err) == NULL);
+	T_EQ(err, -HIST_EINVAL);
 }
 
 /* ---- memory per entry ----------------------------------------------- */
@@ -180,13 +197,13 @@ static void count_free(void *data, void *ptr)
 }
 
 /* Bytes that parsing CMD into a fresh context allocates. */
-static size_t trigger_bytes(uint32_t shared, uint32_t nr_cpus, const char *cmd)
+static size_t trigger_bytes(uint32_t sums, uint32_t nr_cpus, const char *cmd)
 {
 	struct hist_allocator al = { count_alloc, count_free, NULL };
 	struct hist_host host = { 0 };
 	struct hist_event_desc d = { .system = "t", .name = "ev", .fields = kv_fields,
 				     .nr_fields = sizeof(kv_fields) / sizeof(kv_fields[0]) };
-	struct hist_ctx_opts o = { .nr_cpus = nr_cpus, .shared_sums = shared };
+	struct hist_ctx_opts o = { .nr_cpus = nr_cpus, .sums = sums, .max_map_bits = 20 };
 	hist_event *ev = NULL;
 	hist_ctx *ctx;
 	size_t before, bytes = 0;
@@ -205,14 +222,53 @@ static size_t trigger_bytes(uint32_t shared, uint32_t nr_cpus, const char *cmd)
 	return bytes;
 }
 
-/* The bytes one more entry of capacity costs: two sizes' difference, so
- * that the trigger's fixed cost cancels out. */
-static size_t per_entry(uint32_t shared, uint32_t nr_cpus)
+/*
+ * HIST_SUMS_AUTO past 2^17 entries: shared sums, kept by a clear made
+ * through a member of the map's named group that asked for a smaller
+ * size (the members' hit variants were chosen for the map's layout).
+ */
+static void test_auto_clear_group(void)
 {
-	size_t small = trigger_bytes(shared, nr_cpus, "hist:keys=key:vals=val:size=2048");
-	size_t big = trigger_bytes(shared, nr_cpus, "hist:keys=key:vals=val:size=8192");
+	struct hist_allocator al = { count_alloc, count_free, NULL };
+	struct hist_event_desc d2 = { .system = "t", .name = "ev2", .fields = kv_fields,
+				      .nr_fields = sizeof(kv_fields) / sizeof(kv_fields[0]) };
+	hist_ctx *ctx;
+	hist_event *ev, *ev2 = NULL;
+	size_t before;
 
-	return (big - small) / (8192 - 2048);
+	hist_set_allocator(&al);
+	ev = setup(&ctx, HIST_SUMS_AUTO, "hist:name=g:keys=key:vals=val:size=262144");
+	if (!ev || hist_event_define(ctx, &d2, &ev2) || !ev2)
+		goto out;
+	T_EQ(hist_trigger_parse(ev2, "hist:name=g:keys=key:vals=val", NULL), 0);
+	run_threads(ev2);
+	before = in_use;
+	T_EQ(hist_trigger_parse(ev2, "hist:name=g:keys=key:vals=val:clear", NULL), 0);
+	/* the fresh map: 2^18 entries of 64 bytes, no copies (the old one
+	 * waits for hist_ctx_reclaim()) */
+	T_ASSERT(in_use - before >= 262144 * 64);
+	T_ASSERT(in_use - before < 262144 * (64 + 16));
+	run_threads(ev2);
+	check_counts(ev2, 0);
+out:
+	hist_ctx_destroy(ctx);
+	T_EQU(in_use, 0);
+	hist_set_allocator(NULL);
+}
+
+/* The bytes one more entry of capacity costs between maps of SMALL and
+ * 4 * SMALL entries: their difference, so the trigger's fixed cost
+ * cancels out. */
+static size_t per_entry(uint32_t sums, uint32_t nr_cpus, uint32_t small)
+{
+	char cmd[64];
+	size_t a, b;
+
+	snprintf(cmd, sizeof(cmd), "hist:keys=key:vals=val:size=%u", small);
+	a = trigger_bytes(sums, nr_cpus, cmd);
+	snprintf(cmd, sizeof(cmd), "hist:keys=key:vals=val:size=%u", 4 * small);
+	b = trigger_bytes(sums, nr_cpus, cmd);
+	return (b - a) / (3 * (size_t)small);
 }
 
 static void test_memory_per_entry(void)
@@ -221,16 +277,23 @@ static void test_memory_per_entry(void)
 
 	for (cpus = 1; cpus <= 64; cpus *= 4) {
 		/* two 32-byte slots per entry: key, state, hitcount, val */
-		T_EQU(per_entry(1, cpus), 64);
+		T_EQU(per_entry(HIST_SUMS_SHARED, cpus, 2048), 64);
 		/* and 16 bytes in each of nr_cpus + 1 copies */
-		T_EQU(per_entry(0, cpus), 64 + 16 * (cpus + 1));
+		T_EQU(per_entry(HIST_SUMS_PER_CPU, cpus, 2048), 64 + 16 * (cpus + 1));
+		/* the default: per cpu in the kernel's sizes... */
+		T_EQU(per_entry(HIST_SUMS_AUTO, cpus, 2048), 64 + 16 * (cpus + 1));
 	}
+	/* ...shared past them (2^18 and 2^20 entries) */
+	T_EQU(per_entry(HIST_SUMS_AUTO, 16, 262144), 64);
+	T_EQU(per_entry(HIST_SUMS_PER_CPU, 1, 262144), 64 + 16 * 2);
 }
 
 int main(void)
 {
 	T_RUN(test_threads_per_cpu);
 	T_RUN(test_threads_shared);
+	T_RUN(test_auto_clear_group);
+	T_RUN(test_bad_mode);
 	T_RUN(test_memory_per_entry);
 	return T_DONE();
 }

@@ -10,9 +10,11 @@
  * harness's bench_alloc() (zeroed and faulted in), as the other contenders
  * do, so that no page fault falls in the timed section.  The read-out
  * walks the table with hist_reader_*() and takes Dropped from its totals.
+ * LIBHIST_SUMS=per-cpu or shared in the environment: hist_ctx_opts.sums.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench.h"
 #include "libhist.h"
@@ -64,6 +66,10 @@ static void *lh_create(size_t capacity, int max_threads)
 	if (bits > 17)
 		opts.max_map_bits = bits;
 	opts.nr_cpus = (uint32_t)max_threads;
+	if (getenv("LIBHIST_SUMS"))
+		opts.sums = !strcmp(getenv("LIBHIST_SUMS"), "shared")	 ? HIST_SUMS_SHARED
+			    : !strcmp(getenv("LIBHIST_SUMS"), "per-cpu") ? HIST_SUMS_PER_CPU
+									 : HIST_SUMS_AUTO;
 	hist_set_allocator(&alloc);	/* no context alive between runs */
 	m->ctx = hist_ctx_create(NULL, &opts, &ret);
 	if (!m->ctx || hist_event_define(m->ctx, &d, &m->ev))

@@ -3,7 +3,8 @@
 # contender: copies the harness to a temporary directory, adds
 # adapt_libhist.c (this directory) as its stub describes, links
 # build/libhist.a and runs the harness's own run.sh there.  The harness's
-# settings pass through: EVENTS, ROUNDS, VG_EVENTS, VG_WORKLOADS.
+# settings pass through: EVENTS, ROUNDS, VG_EVENTS, VG_WORKLOADS; and
+# LIBHIST_SUMS=per-cpu or shared sets libhist's hist_ctx_opts.sums.
 #   bench/anchors/run.sh                       # 20M events, 5 rounds
 #   EVENTS=10000000 ROUNDS=3 VG_EVENTS=1000000 bench/anchors/run.sh
 set -eu

@@ -49,8 +49,10 @@ static const char usage_text[] =
 	"                        call entries (`echo CMD >> trigger` right after\n"
 	"                        the marker takes effect inside that write)\n"
 	"      --map-bits N      allow maps of up to 2^N entries (kernel: 17)\n"
-	"      --shared-sums     keep each entry's sums once, as the kernel does\n"
-	"                        (less memory, slower hits; same output)\n"
+	"      --sums MODE       where maps keep their sums: auto (default: per\n"
+	"                        cpu up to the kernel's largest size=, shared past\n"
+	"                        it), per-cpu, or shared (once per entry, as the\n"
+	"                        kernel does); the output is the same\n"
 	"      --json            print the histograms as JSON instead of the\n"
 	"                        kernel's text (with -o: DIR/hist.json)\n"
 	"  -h, --help            this text\n"
@@ -72,7 +74,7 @@ enum {
 	OPT_VERSION,
 	OPT_MARKER_SYNC,
 	OPT_MAP_BITS,
-	OPT_SHARED_SUMS,
+	OPT_SUMS,
 };
 
 static const struct option long_opts[] = {
@@ -84,7 +86,7 @@ static const struct option long_opts[] = {
 	{ "at-marker", required_argument, NULL, OPT_AT_MARKER },
 	{ "marker-sync", no_argument, NULL, OPT_MARKER_SYNC },
 	{ "map-bits", required_argument, NULL, OPT_MAP_BITS },
-	{ "shared-sums", no_argument, NULL, OPT_SHARED_SUMS },
+	{ "sums", required_argument, NULL, OPT_SUMS },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -558,8 +560,18 @@ int main(int argc, char **argv)
 			ro.max_map_bits = (uint32_t)v;
 			break;
 		}
-		case OPT_SHARED_SUMS:
-			ro.shared_sums = 1;
+		case OPT_SUMS:
+			if (!strcmp(optarg, "auto")) {
+				ro.sums = HIST_SUMS_AUTO;
+			} else if (!strcmp(optarg, "per-cpu")) {
+				ro.sums = HIST_SUMS_PER_CPU;
+			} else if (!strcmp(optarg, "shared")) {
+				ro.sums = HIST_SUMS_SHARED;
+			} else {
+				fprintf(stderr, PROG ": --sums wants auto, per-cpu or shared, "
+					"got '%s'\n", optarg);
+				goto out;
+			}
 			break;
 		case OPT_JSON:
 			st.json = 1;

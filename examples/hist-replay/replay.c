@@ -390,7 +390,7 @@ struct replay *replay_open(const char *path, const struct replay_opts *opts,
 
 	memset(&copts, 0, sizeof(copts));
 	copts.max_map_bits = r->opts.max_map_bits;
-	copts.shared_sums = r->opts.shared_sums;
+	copts.sums = r->opts.sums;
 	copts.nr_cpus = hist_tracedat_nr_cpus(r->td);
 	r->ctx = hist_ctx_create(&r->host, &copts, &e);
 	if (!r->ctx) {

@@ -28,8 +28,8 @@ struct replay;
 struct replay_opts {
 	/* hist_ctx_opts.max_map_bits: 0 keeps the kernel's limit */
 	uint32_t max_map_bits;
-	/* hist_ctx_opts.shared_sums: the kernel's layout of the sums */
-	uint32_t shared_sums;
+	/* hist_ctx_opts.sums: enum hist_sums (0: auto) */
+	uint32_t sums;
 	/*
 	 * When a write is attached to a trace_marker line (see
 	 * replay_at_marker()), apply it at the marker (0), or (1) at the

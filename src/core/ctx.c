@@ -29,6 +29,12 @@ hist_ctx *hist_ctx_create(const struct hist_host *host,
 		ctx->opts.max_map_bits = 17;
 	if (ctx->opts.max_map_bits > 24)
 		ctx->opts.max_map_bits = 24;
+	if (ctx->opts.sums > HIST_SUMS_SHARED) {
+		hist__free(ctx);
+		if (err)
+			*err = -HIST_EINVAL;
+		return NULL;
+	}
 	/* One line per slot: no two slots' owners write one cache line;
 	 * then the MULTI line, and room to align the array. */
 	ctx->cpus_raw = hist__zalloc(sizeof(*ctx->cpus) * (ctx->opts.nr_cpus + 2));

@@ -79,17 +79,30 @@ static uint32_t layout(struct hist__hist *h)
 	return (off + 7) & ~7u;
 }
 
-static struct hist_map *new_map(const struct hist__hist *h)
+/*
+ * The largest map that HIST_SUMS_AUTO gives per-cpu sums: the kernel's
+ * largest size=.  Past it (a host's max_map_bits) a table outgrows a
+ * last-level cache, and a hit from several cpus then misses on the
+ * element and again on its copy: shared sums ran as fast on one thread
+ * and faster on two (bench/README.md: u1m, zipf1m, 2t_zipf1m, 2t_d512k),
+ * in 64 bytes per entry instead of 64 + 16 per copy.
+ */
+#define AUTO_PCPU_BITS_MAX 17
+
+/* A map of 2^BITS entries for H, its sums where the context says. */
+static struct hist_map *new_map(const struct hist__hist *h, uint32_t bits)
 {
+	const struct hist_ctx_opts *o = &h->ev->ctx->opts;
 	struct hist_map_params p;
 
 	memset(&p, 0, sizeof(p));
-	p.bits = h->map_bits;
+	p.bits = bits;
 	p.key_size = h->key_size < 8 ? 8 : h->key_size;
 	p.payload_size = h->payload_size;
 	p.nr_sums = h->nr_vals;
-	p.nr_cpus = h->ev->ctx->opts.nr_cpus;
-	p.pcpu_sums = !h->ev->ctx->opts.shared_sums;
+	p.nr_cpus = o->nr_cpus;
+	p.pcpu_sums = o->sums == HIST_SUMS_PER_CPU ||
+		      (o->sums == HIST_SUMS_AUTO && bits <= AUTO_PCPU_BITS_MAX);
 	p.multi = HIST__CTX_MULTI(h->ev->ctx);
 	p.hits_sum0 = true;	/* sum 0 is the hitcount */
 	p.elt_init = elt_init;
@@ -99,13 +112,15 @@ static struct hist_map *new_map(const struct hist__hist *h)
 int hist__hist_setup(struct hist__hist *h)
 {
 	h->payload_size = layout(h);
-	h->shared_sums = h->ev->ctx->opts.shared_sums != 0;
 	h->single_int_key = h->nr_keys == 1 &&
 			    !(h->keys[0]->flags & (HIST__F_STRING | HIST__F_STACKTRACE));
-	if (h->map)
-		return 0; /* shared through name= */
-	h->map = new_map(h);
-	return h->map ? 0 : -HIST_ENOMEM;
+	if (!h->map)	/* else shared through name= */
+		h->map = new_map(h, h->map_bits);
+	if (!h->map)
+		return -HIST_ENOMEM;
+	/* The map's, which its clears keep (hist__hist_clear()). */
+	h->shared_sums = !hist__map_pcpu_sums(h->map);
+	return 0;
 }
 
 /* A cleared table waiting for its grace period. */
@@ -125,10 +140,20 @@ static void map_free(void *p)
 int hist__hist_clear(struct hist__hist *h)
 {
 	struct hist_ctx *ctx = h->ev->ctx;
-	struct hist_map *old = h->map, *fresh = new_map(h);
+	struct hist_map *old = h->map, *fresh;
 	struct retired_map *rm = hist__zalloc(sizeof(*rm));
 	struct hist_event *ev;
 	struct hist__trigger *t;
+	uint32_t bits = 0;
+
+	/*
+	 * The old map's size, so the layout of its sums too: every user
+	 * of the map keeps the hit variant it chose for that layout, and a
+	 * named group's members may have asked for other sizes.
+	 */
+	while ((2u << bits) <= hist__map_capacity(old))
+		bits++;
+	fresh = new_map(h, bits);
 
 	if (!fresh || !rm) {
 		hist__map_destroy(fresh);
@@ -604,7 +629,7 @@ enum look {
 	LOOK_PROBES,	/* hist__map_find_owned() through simple_find() */
 	LOOK_FIRST32,	/* hist__map_first_owned32() */
 	LOOK_LINE32,	/* hist__map_first_line32() */
-	LOOK_SHARED,	/* hist__map_find_shared(): shared_sums, atomic adds */
+	LOOK_SHARED,	/* hist__map_find_shared(): shared sums, atomic adds */
 };
 
 static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const uint8_t *rec,
@@ -742,7 +767,7 @@ SIMPLE_HITS(S32, U64)
 
 /*
  * [key kind][value kind][nr_vals - 1, then 3 + nr_vals - 1 for 32-byte
- * slots, 5 + nr_vals - 1 for LINE32, 7 + nr_vals - 1 for shared_sums]:
+ * slots, 5 + nr_vals - 1 for LINE32, 7 + nr_vals - 1 for shared sums]:
  * three values never fit a 32-byte slot beside the key.
  */
 #define SIMPLE_ROW(K, V)                                                              \

@@ -104,7 +104,7 @@ struct hist__hist {
 	bool ts_usecs;			/* ... and .usecs anywhere */
 	bool needs_comm;		/* .execname: save comm per element */
 	bool single_int_key;		/* one 8-byte numeric key */
-	bool shared_sums;		/* the context's hist_ctx_opts.shared_sums */
+	bool shared_sums;		/* its map keeps no per-cpu sums (HIST_SUMS_*) */
 	/* element payload layout */
 	uint32_t payload_size;
 	uint32_t var_off;		/* u64 values of variables */

@@ -630,6 +630,11 @@ bool hist__map_slots32(const struct hist_map *m)
 	return m->fast8 && m->hits_sum0 && m->inline_home && m->stride == 32;
 }
 
+bool hist__map_pcpu_sums(const struct hist_map *m)
+{
+	return m->sums != NULL;
+}
+
 bool hist__map_line2(const struct hist_map *m)
 {
 	return m->start_mask == HIST__MAP_START_LINE2;

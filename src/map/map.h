@@ -106,6 +106,8 @@ static inline uint64_t *hist__map_find_shared(struct hist_map *m, uint64_t k, bo
  * hist__map_first_owned32().  Fixed at create.
  */
 bool hist__map_slots32(const struct hist_map *m) HIST__INTERNAL;
+/* Whether M keeps per-cpu sums (hist_map_params.pcpu_sums).  Fixed at create. */
+bool hist__map_pcpu_sums(const struct hist_map *m) HIST__INTERNAL;
 static inline uint64_t *hist__map_first_owned32(struct hist_map *m, uint64_t k, uint32_t slot,
 						 uint32_t home, const uint32_t nr_sums,
 						 bool *absent);
