@@ -14,7 +14,9 @@
  * into the main loop's and the handler's, every other key has one hit.
  * A read-modify-write of a sum in two instructions loses some of the
  * thousands of handler hits (checked when the test was written, by
- * making hist__add_local() a load and a store).
+ * making hist__add_local() a load and a store).  The tests run again
+ * with HIST_SUMS_SHARED, whose adds are atomic and whose inserts must
+ * not wait for the claim of their own thread either.
  */
 #include "harness.h"
 #include "libhist.h"
@@ -72,6 +74,8 @@ static void set_timer(long usecs)
 }
 
 /* A context with the event g_ev and the trigger CMD on it, or NULL. */
+static uint32_t g_sums;	/* hist_ctx_opts.sums of the test */
+
 static hist_ctx *setup(const char *cmd)
 {
 	struct hist_host host = { .find_event = find_event };
@@ -80,7 +84,8 @@ static hist_ctx *setup(const char *cmd)
 	hist_ctx *ctx;
 	int err = 0;
 
-	ctx = hist_ctx_create(&host, &(struct hist_ctx_opts){ .nr_cpus = 2 }, &err);
+	ctx = hist_ctx_create(&host, &(struct hist_ctx_opts){ .nr_cpus = 2, .sums = g_sums },
+			      &err);
 	T_ASSERT(ctx != NULL);
 	if (!ctx)
 		return NULL;
@@ -246,10 +251,34 @@ static void test_nested_general(void)
 	run("hist:keys=key:vals=hitcount,val:size=8192 if val < 5000");
 }
 
+static void test_shared_simple(void)
+{
+	g_sums = HIST_SUMS_SHARED;
+	test_nested_simple();
+	g_sums = HIST_SUMS_AUTO;
+}
+
+static void test_shared_general(void)
+{
+	g_sums = HIST_SUMS_SHARED;
+	test_nested_general();
+	g_sums = HIST_SUMS_AUTO;
+}
+
+static void test_shared_own_claim(void)
+{
+	g_sums = HIST_SUMS_SHARED;
+	test_nested_own_claim();
+	g_sums = HIST_SUMS_AUTO;
+}
+
 int main(void)
 {
 	T_RUN(test_nested_simple);
 	T_RUN(test_nested_general);
 	T_RUN(test_nested_own_claim);
+	T_RUN(test_shared_simple);
+	T_RUN(test_shared_general);
+	T_RUN(test_shared_own_claim);
 	return T_DONE();
 }

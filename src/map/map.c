@@ -279,8 +279,8 @@ static uint32_t wait_busy(const struct hist_map *m, struct hist_map_elt *e, uint
 {
 	uint32_t i;
 
-	if (hist__map_slot_local(m, slot) &&
-	    (s & HIST__MAP_HOME_MASK) == hist__map_home_bits(m, slot))
+	/* An exclusive slot, with or without per-cpu sums (contract 6). */
+	if (slot < m->nr_cpus && (s & HIST__MAP_HOME_MASK) == hist__map_home_bits(m, slot))
 		return s;
 
 	for (i = 0; i < HIST__MAP_SPIN && (s & HIST__MAP_FLAGS) == HIST__MAP_BUSY; i++) {
