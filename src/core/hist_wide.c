@@ -125,14 +125,15 @@ static HIST__ALWAYS_INLINE void wide_key(const struct hist__hist *h, const uint8
 
 /*
  * hist_event_hit() of TL's lone wide-key hist: NV values, a key of shape
- * KIND and WORDS words (0: H->key_words, not a constant).  A record too
+ * KIND and WORDS words (0: H->key_words, not a constant), SHARED: its map
+ * keeps shared sums (atomic adds, no slot owner needed).  A record too
  * short for the readers takes the general path, which reads each field
  * with its bounds (a missing field reads as 0 or "").
  */
 static HIST__ALWAYS_INLINE void hit_wide(const struct hist__tlist *tl, const uint8_t *rec,
 					 size_t len, const struct hist_hit *hit,
 					 const uint32_t nv, const enum wide_kind kind,
-					 const uint32_t words)
+					 const uint32_t words, const bool shared)
 {
 	struct hist__hist *h = tl->fast->hist;
 	uint64_t key[HIST__WIDE_WORDS], v1 = 0, v2 = 0, *sums;
@@ -152,6 +153,24 @@ static HIST__ALWAYS_INLINE void hit_wide(const struct hist__tlist *tl, const uin
 		v1 = rd_field_in(&h->rd_vals[1], rec, RD_ANY);
 	if (nv > 2)
 		v2 = rd_field_in(&h->rd_vals[2], rec, RD_ANY);
+	if (shared) {
+		/* acquire: pairs with the release in hist__hist_clear() */
+		sums = hist__map_find_shared_words(hist__load_acquire(&h->map), key,
+						   words ? words : h->key_words, &absent);
+		if (hist__unlikely(!sums)) {
+			hist__hist_insert(h, key, v1, v2,
+					  hist__slot_peek(h->cpus, h->nr_cpus, hit->cpu), absent,
+					  NULL);
+			return;
+		}
+		/* Relaxed: a sum orders nothing (contract 7 in map.c). */
+		hist__add_relaxed(&sums[0], 1);
+		if (nv > 1)
+			hist__add_relaxed(&sums[1], v1);
+		if (nv > 2)
+			hist__add_relaxed(&sums[2], v2);
+		return;
+	}
 	slot = hist__slot_index(h->nr_cpus, hit->cpu);
 	c = &h->cpus[slot];
 	/* acquire: pairs with the release in hist__hist_clear();
@@ -177,18 +196,21 @@ static HIST__ALWAYS_INLINE void hit_wide(const struct hist__tlist *tl, const uin
 }
 
 /*
- * One variant per number of values, key shape and size: integer keys
- * of 2 and 3 fields, one string of 2, 3 or 4 words (up to 31 bytes)
- * get their loops unrolled; the rest share the general ones.
+ * One variant per number of values, key shape and size, and layout of
+ * the sums (suffix _SH: shared): integer keys of 2 and 3 fields, one
+ * string of 2, 3 or 4 words (up to 31 bytes) get their loops unrolled;
+ * the rest share the general ones.
  */
-#define WIDE_HIT(NV, K, W)                                                               \
-	static void hit_wide_##NV##_##K##_##W(const struct hist__tlist *tl,              \
-					      const uint8_t *rec, size_t len,            \
-					      const struct hist_hit *hit)                \
+#define WIDE_HIT(NV, K, W, SH, SUFFIX)                                                   \
+	static void hit_wide_##NV##_##K##_##W##SUFFIX(const struct hist__tlist *tl,      \
+						      const uint8_t *rec, size_t len,    \
+						      const struct hist_hit *hit)        \
 	{                                                                                \
-		hit_wide(tl, rec, len, hit, NV, WIDE_##K, W);                            \
+		hit_wide(tl, rec, len, hit, NV, WIDE_##K, W, SH);                        \
 	}
-#define WIDE_HITS(K, W) WIDE_HIT(1, K, W) WIDE_HIT(2, K, W) WIDE_HIT(3, K, W)
+#define WIDE_HITS(K, W)                                                                  \
+	WIDE_HIT(1, K, W, false, ) WIDE_HIT(2, K, W, false, ) WIDE_HIT(3, K, W, false, ) \
+	WIDE_HIT(1, K, W, true, _SH) WIDE_HIT(2, K, W, true, _SH) WIDE_HIT(3, K, W, true, _SH)
 WIDE_HITS(INTS, 2)
 WIDE_HITS(INTS, 3)
 WIDE_HITS(STR, 2)
@@ -197,28 +219,31 @@ WIDE_HITS(STR, 4)
 WIDE_HITS(ANY, 0)
 
 _Static_assert(HIST__VALS_MAX == 3, "one variant per number of values");
-#define WIDE_ROW(K, W) { hit_wide_1_##K##_##W, hit_wide_2_##K##_##W, hit_wide_3_##K##_##W }
-static const hist__tlist_hit_fn wide_ints[2][HIST__VALS_MAX] = {
+/* [per cpu, shared][nr_vals - 1] */
+#define WIDE_ROW(K, W)                                                                   \
+	{ { hit_wide_1_##K##_##W, hit_wide_2_##K##_##W, hit_wide_3_##K##_##W },          \
+	  { hit_wide_1_##K##_##W##_SH, hit_wide_2_##K##_##W##_SH, hit_wide_3_##K##_##W##_SH } }
+static const hist__tlist_hit_fn wide_ints[2][2][HIST__VALS_MAX] = {
 	WIDE_ROW(INTS, 2), WIDE_ROW(INTS, 3),
 };
-static const hist__tlist_hit_fn wide_strs[3][HIST__VALS_MAX] = {
+static const hist__tlist_hit_fn wide_strs[3][2][HIST__VALS_MAX] = {
 	WIDE_ROW(STR, 2), WIDE_ROW(STR, 3), WIDE_ROW(STR, 4),
 };
-static const hist__tlist_hit_fn wide_any[HIST__VALS_MAX] = WIDE_ROW(ANY, 0);
+static const hist__tlist_hit_fn wide_any[2][HIST__VALS_MAX] = WIDE_ROW(ANY, 0);
 
-/* The variant for H's key (kparts filled) and values. */
+/* The variant for H's key (kparts filled), values and sums. */
 static hist__tlist_hit_fn wide_variant(const struct hist__hist *h)
 {
-	uint32_t i, strs = 0, nv = h->nr_vals - 1;
+	uint32_t i, strs = 0, nv = h->nr_vals - 1, sh = h->shared_sums;
 
 	for (i = 0; i < h->nr_keys; i++)
 		strs += h->kparts[i].str_max != 0;
 	/* integer parts take 8 bytes each, in key order */
 	if (!strs && h->key_words <= 3)
-		return wide_ints[h->key_words - 2][nv];
+		return wide_ints[h->key_words - 2][sh][nv];
 	if (strs == 1 && h->nr_keys == 1 && h->key_words <= 4)
-		return wide_strs[h->key_words - 2][nv];
-	return wide_any[nv];
+		return wide_strs[h->key_words - 2][sh][nv];
+	return wide_any[sh][nv];
 }
 
 /* Fill P for key field F (at its key offset); false if F is neither a
@@ -249,8 +274,7 @@ bool hist__hist_wide(struct hist__hist *h)
 	uint64_t end = 0;
 	uint32_t i;
 
-	/* The wide variants add as a slot's owner: per-cpu sums only. */
-	if (h->single_int_key || h->shared_sums || !plain_aggregation(h) || h->needs_comm ||
+	if (h->single_int_key || !plain_aggregation(h) || h->needs_comm ||
 	    h->key_size <= 8 || h->key_size > HIST__WIDE_WORDS * 8 || h->key_size % 8)
 		return false;
 	for (i = 0; i < h->nr_keys; i++)

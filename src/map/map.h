@@ -99,6 +99,9 @@ static inline uint64_t *hist__map_find_owned(struct hist_map *m, uint64_t k, uin
 					     uint32_t home, bool *absent);
 /* Its counterpart on a map without per-cpu sums: any caller, atomic adds. */
 static inline uint64_t *hist__map_find_shared(struct hist_map *m, uint64_t k, bool *absent);
+/* The same for a key of WORDS (> 1) words. */
+static inline uint64_t *hist__map_find_shared_words(struct hist_map *m, const uint64_t *key,
+						    uint32_t words, bool *absent);
 /*
  * Whether M is a map of 8-byte keys with the default hash, hits_sum0,
  * per-cpu sums with the home slot's inline, and 32-byte slots.  Such a

@@ -715,6 +715,18 @@ static HIST__MAP_INLINE uint64_t *hist__map_find_owned_words(struct hist_map *m,
 	return hist__map_copy_if_used(m, e, slot);
 }
 
+/* The same on a map without per-cpu sums (hist__map_find_shared()): the
+ * element's sums, which every caller adds to atomically. */
+static HIST__MAP_INLINE uint64_t *hist__map_find_shared_words(struct hist_map *m,
+							       const uint64_t *key,
+							       uint32_t words, bool *absent)
+{
+	uint32_t s;
+	struct hist_map_elt *e = hist__map_probe_words(m, key, words, &s, absent);
+
+	return e ? e->data + words : NULL;
+}
+
 /*
  * hist__map_insert_cpu() that also returns, in *SUMS, the element's sums
  * for SLOT (hist__map_sums_of()), found before the hit is counted so that
