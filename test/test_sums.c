@@ -32,6 +32,8 @@ static const char *const cmds[] = {
 	"hist:keys=key:vals=val",		/* the 8-byte-key variants */
 	"hist:keys=key,common_pid:vals=val",	/* the wide-key variants */
 	"hist:keys=key:vals=val if val > 2",	/* a filtered variant */
+	/* a string in the filter: the simple path, not a variant */
+	"hist:keys=key:vals=val if val > 2 && name != \"zz\"",
 	"hist:keys=key:vals=val:v=val",		/* the general path */
 };
 

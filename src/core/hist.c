@@ -504,16 +504,29 @@ static HIST__ALWAYS_INLINE void hit_simple_insert(struct hist__hist *h, const ui
 
 /*
  * The first try of a simple hit with NV values through SLOT: a key found
- * near its home: one length check, the reads, up to four probes, plain
- * adds to the element's inline sums or this slot's copy.  False (nothing
+ * near its home: one length check, the reads, up to eight probes, plain
+ * adds to the element's inline sums or this slot's copy (with shared
+ * sums: atomic adds to the element's, through any slot).  False (nothing
  * done) otherwise.
  */
 static HIST__ALWAYS_INLINE bool hit_simple_fast(struct hist__hist *h, const uint8_t *data,
 						size_t len, uint32_t slot, const uint32_t nv)
 {
 	uint64_t k, v[HIST__VALS_MAX] = { 0 }, *sums;
+	bool absent = false;
 
-	if (hist__unlikely(len < h->rd_end || slot == HIST__SLOT_SHARED || h->shared_sums))
+	if (hist__unlikely(len < h->rd_end))
+		return false;
+	if (h->shared_sums) {
+		simple_read(h, data, nv, RD_ANY, RD_ANY, &k, v);
+		/* Acquire: pairs with the release in hist__hist_clear(). */
+		sums = hist__map_find_shared(hist__load_acquire(&h->map), k, &absent);
+		if (hist__unlikely(!sums))
+			return false;
+		shared_add(sums, nv, v);
+		return true;
+	}
+	if (hist__unlikely(slot == HIST__SLOT_SHARED))
 		return false;
 	simple_read(h, data, nv, RD_ANY, RD_ANY, &k, v);
 	sums = simple_find(h, k, slot, NULL);
