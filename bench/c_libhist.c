@@ -384,35 +384,20 @@ static void *lh_create_shared(const struct bench_cfg *cfg, const char **why)
 	return lh_create_sums(cfg, HIST_SUMS_SHARED, why);
 }
 
-const struct bench_contender bench_libhist = {
-	.name = "libhist",
-	.supports = lh_supports,
-	.create = lh_create,
-	.thread_init = lh_thread_init,
-	.hit_fn = lh_pick,
-	.read_out = lh_read_out,
-	.destroy = lh_destroy,
-};
-
-const struct bench_contender bench_libhist_pcpu = {
-	.name = "libhist_pcpu",
-	.supports = lh_supports,
-	.create = lh_create_pcpu,
-	.thread_init = lh_thread_init,
-	.hit_fn = lh_pick,
-	.read_out = lh_read_out,
-	.destroy = lh_destroy,
-};
-
-const struct bench_contender bench_libhist_shared = {
-	.name = "libhist_shared",
-	.supports = lh_supports,
-	.create = lh_create_shared,
-	.thread_init = lh_thread_init,
-	.hit_fn = lh_pick,
-	.read_out = lh_read_out,
-	.destroy = lh_destroy,
-};
+/* The three libhist rows differ only in hist_ctx_opts.sums. */
+#define LH_CONTENDER(VAR, NAME, CREATE)                                                  \
+	const struct bench_contender VAR = {                                             \
+		.name = NAME,                                                            \
+		.supports = lh_supports,                                                 \
+		.create = CREATE,                                                        \
+		.thread_init = lh_thread_init,                                           \
+		.hit_fn = lh_pick,                                                       \
+		.read_out = lh_read_out,                                                 \
+		.destroy = lh_destroy,                                                   \
+	};
+LH_CONTENDER(bench_libhist, "libhist", lh_create)
+LH_CONTENDER(bench_libhist_pcpu, "libhist_pcpu", lh_create_pcpu)
+LH_CONTENDER(bench_libhist_shared, "libhist_shared", lh_create_shared)
 
 /* ---- the map alone --------------------------------------------------- */
 
