@@ -407,18 +407,6 @@ static HIST__ALWAYS_INLINE void simple_add(uint64_t *sums, const uint32_t nv, co
 		hist__add_local(&sums[2], v[2]);
 }
 
-/* The hit's adds to SUMS of a map without per-cpu sums: atomic, as
- * every thread adds to them. */
-static HIST__ALWAYS_INLINE void shared_add(uint64_t *sums, const uint32_t nv, const uint64_t *v)
-{
-	/* Relaxed: a sum orders nothing (contract 7 in map.c). */
-	hist__add_relaxed(&sums[0], 1);
-	if (nv > 1)
-		hist__add_relaxed(&sums[1], v[1]);
-	if (nv > 2)
-		hist__add_relaxed(&sums[2], v[2]);
-}
-
 /* simple_add() of a hit that counts only if PASS (a constant true
  * where there is no filter): adds 0 otherwise, with no branch. */
 static HIST__ALWAYS_INLINE void simple_add_if(uint64_t *sums, const uint32_t nv,
@@ -523,7 +511,7 @@ static HIST__ALWAYS_INLINE bool hit_simple_fast(struct hist__hist *h, const uint
 		sums = hist__map_find_shared(hist__load_acquire(&h->map), k, &absent);
 		if (hist__unlikely(!sums))
 			return false;
-		shared_add(sums, nv, v);
+		shared_add(sums, nv, v[1], v[2]);
 		return true;
 	}
 	if (hist__unlikely(slot == HIST__SLOT_SHARED))
@@ -682,7 +670,7 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 					hist__slot_peek(h->cpus, h->nr_cpus, hit->cpu), absent);
 			return;
 		}
-		shared_add(sums, nv, v);
+		shared_add(sums, nv, v[1], v[2]);
 		return;
 	}
 	if (look != LOOK_PROBES) {

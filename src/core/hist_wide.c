@@ -163,12 +163,7 @@ static HIST__ALWAYS_INLINE void hit_wide(const struct hist__tlist *tl, const uin
 					  NULL);
 			return;
 		}
-		/* Relaxed: a sum orders nothing (contract 7 in map.c). */
-		hist__add_relaxed(&sums[0], 1);
-		if (nv > 1)
-			hist__add_relaxed(&sums[1], v1);
-		if (nv > 2)
-			hist__add_relaxed(&sums[2], v2);
+		shared_add(sums, nv, v1, v2);
 		return;
 	}
 	slot = hist__slot_index(h->nr_cpus, hit->cpu);

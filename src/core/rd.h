@@ -47,6 +47,19 @@ static inline bool plain_aggregation(const struct hist__hist *h)
 	       !h->nr_save_vars && !h->nr_actions && !h->has_self_refs;
 }
 
+/* A hit's adds (1, V1, V2 for NV values) to SUMS of a map without
+ * per-cpu sums: atomic, as every thread adds to them. */
+static HIST__ALWAYS_INLINE void shared_add(uint64_t *sums, const uint32_t nv, uint64_t v1,
+					   uint64_t v2)
+{
+	/* Relaxed: a sum orders nothing (contract 7 in map.c). */
+	hist__add_relaxed(&sums[0], 1);
+	if (nv > 1)
+		hist__add_relaxed(&sums[1], v1);
+	if (nv > 2)
+		hist__add_relaxed(&sums[2], v2);
+}
+
 /* H's value readers (values 1.. of hist__hist_simple()), *END raised to
  * the end of each; false if a value is not a plain integer field. */
 static inline bool set_val_rds(struct hist__hist *h, uint64_t *end)
