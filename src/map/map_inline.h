@@ -390,12 +390,16 @@ static HIST__MAP_INLINE uint64_t *hist__map_copy_if_used(struct hist_map *m,
  * caller's inline path saves no registers for calls it does not make.
  * ABSENT (NULL, or a flag the caller set false): set when an empty slot
  * ended the look, i.e. the key is not in the map.
+ * IGNORE (a constant): state bits the home test leaves out; 0, or
+ * HIST__MAP_HOME_MASK on a map without per-cpu sums, whose element sums
+ * are everybody's whatever its HOME.
  * A home hit is one compare: whether the element's cache line is fit for
  * its inline sums was settled when the elements were created (map.c).
  */
 static HIST__MAP_INLINE struct hist_map_elt *
 hist__map_probe8(struct hist_map *m, uint64_t k, uint32_t slot, uint32_t home,
-		 uint32_t nprobes, uint64_t **sums, const bool leaf, bool *absent)
+		 uint32_t nprobes, uint64_t **sums, const bool leaf, bool *absent,
+		 const uint32_t ignore)
 {
 	uint64_t h = hist__map_hash8(k);
 	/* What K's element's state is when SLOT adds to its inline sums */
@@ -414,11 +418,13 @@ hist__map_probe8(struct hist_map *m, uint64_t k, uint32_t slot, uint32_t home,
 		/* Acquire: pairs with the READY release before the key compare. */
 		uint32_t s = hist__load_acquire(&e->state);
 
-		if (hist__likely(s == want_inline && e->data[0] == k)) {
+		if (hist__likely((s & ~ignore) == want_inline && e->data[0] == k)) {
 			*sums = e->data + 1;
 			return e;
 		}
-		if (!((s ^ want) & ~HIST__MAP_OWNER_BITS) && e->data[0] == k) {
+		/* another HOME, or CROSSED: with IGNORE, the test above took
+		 * every element of K (a map without copies has no CROSSED) */
+		if (!ignore && !((s ^ want) & ~HIST__MAP_OWNER_BITS) && e->data[0] == k) {
 			if (!leaf)
 				*sums = hist__map_sums_other(m, e, s, slot);
 			else if (!(s & HIST__MAP_CROSSED) || !(*sums = hist__map_copy_if_used(m, e, slot)))
@@ -527,7 +533,7 @@ hist__map_find_hit(struct hist_map *m, const void *key, uint32_t slot, uint64_t 
 	memcpy(&k, key, 8);
 	e = hist__map_probe8(m, k, slot,
 			     HIST__MAP_READY | hist__map_home_bits(m, slot) | hist__map_not_home(m),
-			     HIST__MAP_INLINE_PROBES, sums, false, NULL);
+			     HIST__MAP_INLINE_PROBES, sums, false, NULL, 0);
 	if (e)
 		hist__map_count_hit(m, slot);
 	return e;
@@ -549,7 +555,7 @@ static HIST__MAP_INLINE uint64_t *hist__map_find_owned(struct hist_map *m, uint6
 {
 	uint64_t *sums;
 
-	if (!hist__map_probe8(m, k, slot, home, HIST__MAP_INLINE_PROBES, &sums, true, absent))
+	if (!hist__map_probe8(m, k, slot, home, HIST__MAP_INLINE_PROBES, &sums, true, absent, 0))
 		return NULL;
 	return sums;
 }
@@ -565,30 +571,13 @@ static HIST__MAP_INLINE uint64_t *hist__map_find_owned(struct hist_map *m, uint6
 static HIST__MAP_INLINE uint64_t *hist__map_find_shared(struct hist_map *m, uint64_t k,
 							bool *absent)
 {
-	uint64_t h = hist__map_hash8(k);
-	uint32_t want = HIST__MAP_READY | ((uint32_t)h & HIST__MAP_TAG);
-	uint32_t idx = hist__map_start(m, h), n;
+	uint64_t *sums;
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC unroll 8
-#endif
-	for (n = 0; n < HIST__MAP_INLINE_PROBES; n++) {
-		struct hist_map_elt *e =
-			(struct hist_map_elt *)(m->slots + (size_t)idx * m->stride);
-		/* Acquire: pairs with the READY release before the key compare. */
-		uint32_t s = hist__load_acquire(&e->state);
-
-		if (hist__likely((s & ~HIST__MAP_HOME_MASK) == want && e->data[0] == k))
-			return e->data + 1;
-		if (!s) {
-			*absent = true;
-			return NULL;
-		}
-		if ((s & HIST__MAP_FLAGS) == HIST__MAP_BUSY)
-			return NULL;
-		idx = (idx + 1) & m->mask;
-	}
-	return NULL;
+	/* any HOME; LEAF, as the look never needs a copy */
+	if (!hist__map_probe8(m, k, HIST__MAP_SHARED, HIST__MAP_READY, HIST__MAP_INLINE_PROBES,
+			      &sums, true, absent, HIST__MAP_HOME_MASK))
+		return NULL;
+	return sums;
 }
 
 /*
