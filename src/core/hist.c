@@ -491,6 +491,24 @@ static HIST__ALWAYS_INLINE void hit_simple_insert(struct hist__hist *h, const ui
 }
 
 /*
+ * The first try of a simple hit on a map of shared sums: K's sums found
+ * within the inline probes and the hit's values V added to them
+ * (atomically: every thread adds to them), else false having done
+ * nothing, with *ABSENT as hist__map_find_shared() sets it.
+ */
+static HIST__ALWAYS_INLINE bool shared_hit(struct hist__hist *h, uint64_t k, const uint32_t nv,
+					   const uint64_t *v, bool *absent)
+{
+	/* Acquire: pairs with the release in hist__hist_clear(). */
+	uint64_t *sums = hist__map_find_shared(hist__load_acquire(&h->map), k, absent);
+
+	if (hist__unlikely(!sums))
+		return false;
+	shared_add(sums, nv, v[1], v[2]);
+	return true;
+}
+
+/*
  * The first try of a simple hit with NV values through SLOT: a key found
  * near its home: one length check, the reads, up to eight probes, plain
  * adds to the element's inline sums or this slot's copy (with shared
@@ -503,20 +521,14 @@ static HIST__ALWAYS_INLINE bool hit_simple_fast(struct hist__hist *h, const uint
 	uint64_t k, v[HIST__VALS_MAX] = { 0 }, *sums;
 	bool absent = false;
 
-	if (hist__unlikely(len < h->rd_end))
-		return false;
-	if (h->shared_sums) {
-		simple_read(h, data, nv, RD_ANY, RD_ANY, &k, v);
-		/* Acquire: pairs with the release in hist__hist_clear(). */
-		sums = hist__map_find_shared(hist__load_acquire(&h->map), k, &absent);
-		if (hist__unlikely(!sums))
-			return false;
-		shared_add(sums, nv, v[1], v[2]);
-		return true;
-	}
-	if (hist__unlikely(slot == HIST__SLOT_SHARED))
+	/* a shared slot adds atomically: the full path, unless every
+	 * thread does (shared sums) */
+	if (hist__unlikely(len < h->rd_end) ||
+	    hist__unlikely(slot == HIST__SLOT_SHARED && !h->shared_sums))
 		return false;
 	simple_read(h, data, nv, RD_ANY, RD_ANY, &k, v);
+	if (h->shared_sums)
+		return shared_hit(h, k, nv, v, &absent);
 	sums = simple_find(h, k, slot, NULL);
 	if (hist__unlikely(!sums))
 		return false;
@@ -660,17 +672,10 @@ static HIST__ALWAYS_INLINE void hit_variant(const struct hist__tlist *tl, const 
 	}
 	simple_read(h, rec, nv, key, val, &k, v);
 	if (look == LOOK_SHARED) {
-		if (filtered && !pass)
-			return;
-		/* Acquire: pairs with the release in hist__hist_clear(). */
-		sums = hist__map_find_shared(hist__load_acquire(&h->map), k, &absent);
-		if (hist__unlikely(!sums)) {
+		if ((!filtered || pass) && hist__unlikely(!shared_hit(h, k, nv, v, &absent)))
 			/* a slot not owned yet is claimed by the insert half */
 			hit_ins[nv - 1](h, k, v[1], v[2],
 					hist__slot_peek(h->cpus, h->nr_cpus, hit->cpu), absent);
-			return;
-		}
-		shared_add(sums, nv, v[1], v[2]);
 		return;
 	}
 	if (look != LOOK_PROBES) {
