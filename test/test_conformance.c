@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Kernel conformance: replay every recorded case of test/conformance/cases
- * through libhist and compare with what Linux 6.1 printed for the same
+ * (recorded on Linux 6.1) and test/conformance/cases-6.12 (Linux 6.12)
+ * through libhist and compare with what that kernel printed for the same
  * events (see test/conformance/README.md for the layout and the rules).
  *
  * Per case: the `settings`, `synthetic_events` and `triggers` writes are
@@ -14,10 +15,11 @@
  * per event with expected/event-counts.tsv.
  *
  * test/conformance/xfail.txt lists the failures that are expected for
- * now (inter-event features only); a listed item that passes is reported
- * as a failure so that the list only shrinks.  test/conformance/
- * overrides.txt documents where the expectation deliberately differs from
- * 6.1 (libhist implements the newer language).
+ * now (inter-event features only, both sets) and kernel-xfail.txt those
+ * that come from the kernel version (per set); a listed item that passes
+ * is reported as a failure so that the lists only shrink.
+ * test/conformance/overrides.txt documents where a recording cannot be
+ * reproduced exactly (only the format is compared).
  *
  * Every case runs twice: with the default layout of the sums (per cpu,
  * for maps of the kernel's sizes), and again with HIST_SUMS_SHARED (the
@@ -217,19 +219,6 @@ static const struct rule *find_rule(const struct rules *r, const char *cname,
 	return NULL;
 }
 
-static int case_has_override(const struct rules *r, const char *cname,
-			     const char *action)
-{
-	size_t i, cl = strlen(cname);
-
-	for (i = 0; i < r->n; i++)
-		if (!strncmp(r->v[i].pattern, cname, cl) &&
-		    r->v[i].pattern[cl] == '/' && r->v[i].action &&
-		    !strcmp(r->v[i].action, action))
-			return 1;
-	return 0;
-}
-
 /* ---- expected/writes.tsv --------------------------------------------- */
 
 struct ewrite {
@@ -346,7 +335,6 @@ static void check_write(struct casectx *c, const char *kind,
 			const char *target, const char *text, int rc)
 {
 	const struct ewrite *e = next_expected(c);
-	const struct rule *ov;
 	char item[64], *ep, *exp_log, *got_log;
 	int want;
 
@@ -360,9 +348,6 @@ static void check_write(struct casectx *c, const char *kind,
 		return;
 	snprintf(item, sizeof(item), "write/%d", e->seq);
 	want = -e->err;
-	ov = find_rule(&c->rn->overrides, c->name, item);
-	if (ov && ov->action && !strcmp(ov->action, "OK"))
-		want = 0;
 	if (rc != want)
 		failf(&c->out, item, "%s '%s': got %s%s (%d), kernel %s%s (%d)%s%s",
 		      target, text, rc ? "error " : "OK", rc ? strerror(-rc) : "",
@@ -377,7 +362,7 @@ static void check_write(struct casectx *c, const char *kind,
 		snprintf(f, sizeof(f), "expected/errlog/%d.txt", e->seq);
 		ep = pathf(c->cdir, f, NULL);
 	}
-	exp_log = (ov && want == 0) ? NULL : conf_read_file(ep, NULL);
+	exp_log = conf_read_file(ep, NULL);
 	free(ep);
 	{
 		char *a = conf_errlog_norm(exp_log ? exp_log : "");
@@ -445,7 +430,7 @@ static void check_hists(struct casectx *c)
 	char *text = conf_read_file(p, NULL), **lines = NULL;
 	struct ehist *eh = NULL;
 	size_t n = 0, i, j, neh = 0;
-	int format_only = 0, newer = 0;
+	int format_only = 0;
 
 	free(p);
 	if (text)
@@ -514,11 +499,9 @@ static void check_hists(struct casectx *c)
 	}
 	/*
 	 * No more sections than the kernel's: a rejected trigger must not
-	 * leave a histogram behind.  Cases where libhist accepts newer
-	 * syntax that 6.1 rejected have no kernel output to compare.
+	 * leave a histogram behind.
 	 */
-	newer = case_has_override(&c->rn->overrides, c->name, "OK");
-	for (i = 0; i < replay_nr_events(c->r) && !newer; i++) {
+	for (i = 0; i < replay_nr_events(c->r); i++) {
 		const char *sys, *ev;
 		char *ct, **cs = NULL, item[300];
 		size_t nc, want = 0;
@@ -699,7 +682,7 @@ static void report_case(struct runner *rn, struct casectx *c)
 			if (!fnmatch(pat + cl + 1, c->out.v[j].item, 0))
 				hit = 1;
 		if (!hit)
-			failf(&extra, "xfail", "'%s' is in xfail.txt but passes: "
+			failf(&extra, "xfail", "'%s' is listed as an expected failure but passes: "
 			      "remove it", pat);
 	}
 	for (i = 0; i < c->out.n; i++) {
@@ -709,7 +692,7 @@ static void report_case(struct runner *rn, struct casectx *c)
 			bad++;
 	}
 	if (whole && !c->out.n)
-		failf(&extra, "xfail", "'%s' is in xfail.txt but passes: remove "
+		failf(&extra, "xfail", "'%s' is listed as an expected failure but passes: remove "
 		      "it", c->name);
 	bad += extra.n;
 	if (bad) {
@@ -814,31 +797,19 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int main(int argc, char **argv)
+/* The case names under CASES that match the arguments, sorted. */
+static size_t list_cases(const char *cases, char **argv, int first_arg,
+			 int argc, char ***out)
 {
-	struct runner rn;
-	const char *base = getenv("HIST_CONFORMANCE_DIR");
-	char *cases, *p, **names = NULL;
-	size_t nn = 0, cap = 0, i;
-	int a, first_arg = 1, nofork, pass;
-	DIR *d;
+	char **names = NULL;
+	size_t nn = 0, cap = 0;
+	DIR *d = opendir(cases);
 	struct dirent *de;
+	int a;
 
-	memset(&rn, 0, sizeof(rn));
-	if (argc > 1 && !strcmp(argv[1], "-v")) {
-		rn.verbose = 1;
-		first_arg = 2;
-	}
-	if (!base)
-		base = "test/conformance";
-	cases = pathf(base, "cases", NULL);
-	d = opendir(cases);
-	if (!d) {
-		printf("not ok 1 - cannot open %s (run from the repository root "
-		       "or set HIST_CONFORMANCE_DIR)\n0 passed, 1 failed\n", cases);
-		free(cases);
-		return 1;
-	}
+	*out = NULL;
+	if (!d)
+		return 0;
 	while ((de = readdir(d))) {
 		int want = first_arg >= argc;
 
@@ -861,35 +832,119 @@ int main(int argc, char **argv)
 		names[nn++] = dup0(de->d_name);
 	}
 	closedir(d);
-	qsort(names, nn, sizeof(*names), cmp_names);
+	if (nn)
+		qsort(names, nn, sizeof(*names), cmp_names);
+	*out = names;
+	return nn;
+}
 
-	p = pathf(base, "xfail.txt", NULL);
-	load_rules(p, 0, &rn.xfail);
+/*
+ * The expected failures of one set: xfail.txt (both sets) plus the lines
+ * of kernel-xfail.txt that start with "SETDIR/", without that prefix.
+ */
+static void load_set_xfail(const char *base, const char *setdir,
+			   struct rules *r)
+{
+	struct rules k;
+	size_t i, sl = strlen(setdir);
+	char *p = pathf(base, "xfail.txt", NULL);
+	struct rule *nv;
+
+	load_rules(p, 0, r);
 	free(p);
+	p = pathf(base, "kernel-xfail.txt", NULL);
+	load_rules(p, 0, &k);
+	free(p);
+	nv = realloc(r->v, (r->n + k.n + 1) * sizeof(*nv));
+	if (!nv)
+		oom();
+	r->v = nv;
+	for (i = 0; i < k.n; i++) {
+		char *pat = k.v[i].pattern;
+
+		if (strncmp(pat, setdir, sl) || pat[sl] != '/') {
+			free(pat);
+			free(k.v[i].reason);
+			continue;
+		}
+		memmove(pat, pat + sl + 1, strlen(pat + sl + 1) + 1);
+		r->v[r->n].pattern = pat;
+		r->v[r->n].action = NULL;
+		r->v[r->n].reason = k.v[i].reason;
+		r->n++;
+	}
+	free(k.v);
+}
+
+/*
+ * The recorded sets and the kernel each was recorded on: every case of a
+ * set runs with that kernel's behaviour.
+ */
+static const struct conf_set {
+	const char *dir;
+	const char *kernel;	/* what the lines say */
+} sets[] = {
+	{ "cases", "6.1" },
+	{ "cases-6.12", "6.12" },
+};
+
+int main(int argc, char **argv)
+{
+	struct runner rn;
+	const char *base = getenv("HIST_CONFORMANCE_DIR");
+	char *cases, *p, **names = NULL, mode[64];
+	size_t nn, i, si;
+	int first_arg = 1, nofork, pass, nsets = 0;
+
+	memset(&rn, 0, sizeof(rn));
+	if (argc > 1 && !strcmp(argv[1], "-v")) {
+		rn.verbose = 1;
+		first_arg = 2;
+	}
+	if (!base)
+		base = "test/conformance";
 	p = pathf(base, "overrides.txt", NULL);
 	load_rules(p, 1, &rn.overrides);
 	free(p);
-
 	nofork = getenv("HIST_CONF_NOFORK") != NULL;
-	for (pass = 0; pass < 2; pass++) {
-		rn.sums = pass ? HIST_SUMS_SHARED : HIST_SUMS_AUTO;
-		rn.mode = pass ? " [sums=shared]" : "";
-		for (i = 0; i < nn; i++) {
-			char *cdir = pathf(cases, names[i], NULL);
+	rn.mode = mode;
 
-			if (nofork)
-				one_case(&rn, names[i], cdir);
-			else
-				forked_case(&rn, names[i], cdir);
-			free(cdir);
+	for (si = 0; si < sizeof(sets) / sizeof(sets[0]); si++) {
+		cases = pathf(base, sets[si].dir, NULL);
+		nn = list_cases(cases, argv, first_arg, argc, &names);
+		if (!nn) {
+			free(cases);
+			continue;
 		}
+		nsets++;
+		load_set_xfail(base, sets[si].dir, &rn.xfail);
+		for (pass = 0; pass < 2; pass++) {
+			rn.sums = pass ? HIST_SUMS_SHARED : HIST_SUMS_AUTO;
+			snprintf(mode, sizeof(mode), " [%s%s]", sets[si].kernel,
+				 pass ? " sums=shared" : "");
+			for (i = 0; i < nn; i++) {
+				char *cdir = pathf(cases, names[i], NULL);
+
+				if (nofork)
+					one_case(&rn, names[i], cdir);
+				else
+					forked_case(&rn, names[i], cdir);
+				free(cdir);
+			}
+		}
+		for (i = 0; i < nn; i++)
+			free(names[i]);
+		free(names);
+		free(cases);
+		free_rules(&rn.xfail);
 	}
-	for (i = 0; i < nn; i++)
-		free(names[i]);
-	free(names);
-	free(cases);
-	free_rules(&rn.xfail);
 	free_rules(&rn.overrides);
+	if (!nsets) {
+		printf("not ok 1 - no cases under %s (run from the repository "
+		       "root or set HIST_CONFORMANCE_DIR)\n0 passed, 1 failed\n",
+		       base);
+		return 1;
+	}
 	printf("%d passed, %d failed\n", rn.passed, rn.failed);
 	return rn.failed ? 1 : 0;
 }
