@@ -15,7 +15,7 @@
 #include "actions/actions.h"
 #include "parse/parse.h"
 #include "synth/synth.h"
-#include "output/fmt.h"
+#include "common/fmt.h"
 
 enum { ONMATCH, ONMAX, ONCHANGE };
 enum { ACT_TRACE, ACT_SAVE, ACT_SNAPSHOT };

@@ -4,7 +4,7 @@
 #include "map/map.h"
 #include "core/trigger.h"
 #include "synth/synth.h"
-#include "output/fmt.h"
+#include "common/fmt.h"
 
 #define NEST_MAX 4 /* the kernel's task, softirq, irq, NMI levels */
 #if !HIST__HAVE_THREAD_POINTER && !defined(HIST_FREESTANDING)

@@ -13,7 +13,7 @@
 #include "filter/filter.h"
 #include "parse/parse.h"
 #include "synth/synth.h"
-#include "output/fmt.h"
+#include "common/fmt.h"
 #include "actions/actions.h"
 
 struct hist__trigger **hist__event_tlist_head(struct hist_event *ev)

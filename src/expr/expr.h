@@ -9,7 +9,7 @@
 #define HIST_EXPR_H
 
 #include "schema/schema.h"
-#include "output/fmt.h"
+#include "common/fmt.h"
 
 struct hist__hist;
 struct hist__field;

@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "hist_ftrace.h"
-#include "platform.h"
+#include "common/platform.h"
 
 /* ---- byte order ------------------------------------------------------ */
 

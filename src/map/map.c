@@ -161,7 +161,7 @@
  *    a while is still exact.  Without pcpu_sums the *_cpu calls are the
  *    atomic ones.
  */
-#include "platform.h"
+#include "common/platform.h"
 #include "map/map.h"
 
 /*

@@ -15,7 +15,7 @@
 #ifndef HIST_MAP_H
 #define HIST_MAP_H
 
-#include "platform.h"
+#include "common/platform.h"
 
 struct hist_map;
 struct hist_map_elt; /* opaque: use the accessors below */

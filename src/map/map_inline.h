@@ -7,7 +7,7 @@
 #ifndef HIST_MAP_INLINE_H
 #define HIST_MAP_INLINE_H
 
-#include "platform.h"
+#include "common/platform.h"
 
 /* The hit path is a handful of small functions; have them inlined even
  * where the compiler's size heuristics would keep a copy out of line. */

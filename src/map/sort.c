@@ -19,7 +19,7 @@
  * through CMP.
  */
 #include "libhist.h"
-#include "platform.h"
+#include "common/platform.h"
 #include "map/map.h"
 
 #define HIST__SORT_RUN 24

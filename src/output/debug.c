@@ -8,7 +8,7 @@
  */
 #include "core/trigger.h"
 #include "actions/actions.h"
-#include "output/fmt.h"
+#include "common/fmt.h"
 #include "output/output.h"
 
 static void ptr(struct hist__sb *sb, const void *p)

@@ -16,7 +16,7 @@
  * published it (hist.c set_vars(), actions.c store_fvar()).
  */
 #include "core/trigger.h"
-#include "output/fmt.h"
+#include "common/fmt.h"
 #include "output/output.h"
 #include "actions/actions.h"
 

@@ -8,7 +8,7 @@
  * is copied, any other byte is written as the code point of the same
  * value (\u00XX), so the output is always valid JSON.
  */
-#include "output/fmt.h"
+#include "common/fmt.h"
 
 static const char *const kind_names[] = {
 	[HIST_KEY_NUMBER] = "number",

@@ -4,7 +4,7 @@
  * byte for byte as the kernel prints them.
  */
 #include "core/trigger.h"
-#include "output/fmt.h"
+#include "common/fmt.h"
 #include "output/output.h"
 #include "actions/actions.h"
 

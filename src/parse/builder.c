@@ -13,7 +13,7 @@
  * carry, the grammar's limits, the order of filter pieces).
  */
 #include "core/trigger.h"
-#include "output/fmt.h"
+#include "common/fmt.h"
 
 #define VALS_MAX (HIST__VALS_MAX - 1)	/* besides hitcount */
 

@@ -12,7 +12,7 @@
 #define HIST_SCHEMA_H
 
 #include "libhist.h"
-#include "platform.h"
+#include "common/platform.h"
 
 #define HIST__COMM_LEN 16
 #define HIST__STACK_MAX 16

@@ -25,7 +25,7 @@
  * racing with a delete they were told not to do.
  */
 #include "synth/synth.h"
-#include "output/fmt.h"
+#include "common/fmt.h"
 
 /* ---- registration ---------------------------------------------------- */
 

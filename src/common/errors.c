@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* error_log message texts: the kernel's wording, which users grep for. */
 #include "libhist.h"
-#include "platform.h"
+#include "common/platform.h"
 
 static const char *const hist_msgs[] = {
 	[HIST_ERR_NONE] = "No error",

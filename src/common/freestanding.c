@@ -5,7 +5,7 @@
  * layer (an RTOS, a kernel) leaves this file out and links its own.
  * Hosted builds compile this file to nothing.
  */
-#include "platform.h"
+#include "common/platform.h"
 
 #ifdef HIST_FREESTANDING
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Allocation hook and number parsing: the libc-facing half of platform.h. */
 #include "libhist.h"
-#include "platform.h"
+#include "common/platform.h"
 
 #ifndef HIST_FREESTANDING
 #include <stdlib.h>

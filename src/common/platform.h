@@ -20,7 +20,7 @@
 #ifdef HIST_FREESTANDING
 /*
  * No C library: these are the only libc functions the core calls.
- * src/core/freestanding.c provides them (a port may provide faster ones
+ * src/common/freestanding.c provides them (a port may provide faster ones
  * and leave that file out); they keep their standard names because the
  * compiler itself emits calls to memcpy/memset/memmove/memcmp.
  */

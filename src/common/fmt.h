@@ -8,7 +8,7 @@
 #define HIST_FMT_H
 
 #include "libhist.h"
-#include "platform.h"
+#include "common/platform.h"
 
 struct hist__sb {
 	hist_write_fn write;	/* NULL: accumulate into a caller buffer */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "output/fmt.h"
+#include "common/fmt.h"
 
 void hist__sb_init(struct hist__sb *sb, hist_write_fn write, void *arg)
 {
