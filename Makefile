@@ -13,7 +13,7 @@ LDFLAGS ?=
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 
 # The core: every module folder under src/ except the ftrace adapter.
-CORE_DIRS := common core map schema parse expr filter actions synth output
+CORE_DIRS := common map schema filter expr core synth actions parse output api
 CORE_SRC  := $(foreach d,$(CORE_DIRS),$(wildcard src/$(d)/*.c))
 CORE_OBJ  := $(CORE_SRC:%.c=$(BUILD)/%.o)
 # The ftrace adapter: a host of the core (format files, pages, trace.dat).

@@ -479,7 +479,7 @@ static struct hist__hist *field_var_hist(struct hist__hist *h, const char *sys,
 	}
 	hist__sb_finish(&sb);
 	/* errors of this hidden command log against the user's command */
-	ret = hist__hist_command(ev, cmd, strlen(cmd), false, echo, echo_n, pe, &t);
+	ret = ev->ctx->hist_command(ev, cmd, strlen(cmd), false, echo, echo_n, pe, &t);
 	if (ret) {
 		perr(pe, ret < 0 ? ret : -HIST_EINVAL, HIST_ERR_HIST_CREATE_FAIL, field);
 		return NULL;
@@ -997,28 +997,6 @@ void hist__actions_run(const struct hist__hist *h, struct hist__eval *e,
 		} else {
 			snapshot(a, h, e, v, key, payload);
 		}
-	}
-}
-
-void hist__actions_print_snapshot(struct hist__sb *sb, const struct hist__hist *h)
-{
-	uint32_t i;
-
-	for (i = 0; i < h->nr_actions; i++) {
-		const struct hist__action *a = h->actions[i];
-
-		if (a->kind != ACT_SNAPSHOT || !hist__load_relaxed(&a->snap_updated))
-			continue;
-		hist__sb_puts(sb, "\nSnapshot taken (see tracing/snapshot).  Details:\n");
-		hist__sb_puts(sb, "\ttriggering value { ");
-		hist__sb_puts(sb, a->handler == ONMAX ? "onmax(" : "onchange(");
-		hist__sb_puts(sb, a->var_str);
-		hist__sb_puts(sb, ") }: ");
-		hist__sb_u64(sb, hist__load_relaxed(&a->snap_val), 10, ' ');
-		hist__sb_puts(sb, "\ttriggered by event with key: ");
-		hist__hist_print_key(sb, h, a->snap_key, a->snap_comm);
-		hist__sb_putc(sb, '\n');
-		return;
 	}
 }
 

@@ -29,12 +29,12 @@ void hist__actions_free(struct hist__hist *h) HIST__INTERNAL;
 void hist__actions_run(const struct hist__hist *h, struct hist__eval *e,
 		       struct hist_map_elt *elt, const uint8_t *key) HIST__INTERNAL;
 
-/* Printing: the action specs in the trigger-info line, the per-entry
- * track block (max:/changed:), and the snapshot block. */
+/* Printing: the action specs in the trigger-info line and the per-entry
+ * track block (max:/changed:); the snapshot block is output's, from
+ * hist__actions_info(). */
 void hist__actions_print_spec(struct hist__sb *sb, const struct hist__hist *h) HIST__INTERNAL;
 void hist__actions_print_entry(struct hist__sb *sb, const struct hist__hist *h,
 			       struct hist_map_elt *elt) HIST__INTERNAL;
-void hist__actions_print_snapshot(struct hist__sb *sb, const struct hist__hist *h) HIST__INTERNAL;
 /* hist_debug: action tracking and save() variables. */
 void hist__actions_print_debug(struct hist__sb *sb, const struct hist__hist *h) HIST__INTERNAL;
 

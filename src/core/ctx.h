@@ -51,8 +51,20 @@ struct hist__cpu {
 /* The word that says the slots of CTX have more than one owner thread. */
 #define HIST__CTX_MULTI(ctx) (&(ctx)->cpus[(ctx)->opts.nr_cpus].multi)
 
+struct hist__perr;
+struct hist__trigger;
+/* The signature of hist__hist_command() (api/api.h). */
+typedef int (*hist__command_fn)(struct hist_event *ev, const char *params, size_t n,
+				bool remove, const char *echo, size_t echo_n,
+				struct hist__perr *pe, struct hist__trigger **out);
+
 struct hist_ctx {
 	struct hist_host host;
+	/* hist__hist_command(), installed by hist_ctx_create(): actions/
+	 * registers the hidden histograms of field variables through it,
+	 * as the kernel's actions reach the hist command through its
+	 * event_command, so that nothing below api/ calls up into it */
+	hist__command_fn hist_command;
 	struct hist_ctx_opts opts;
 	/* opts.nr_cpus slots, see hist__slot_enter(); CPUS_RAW is the
 	 * allocation (the allocator does not align to cache lines) */

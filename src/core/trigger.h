@@ -174,6 +174,8 @@ void hist__triggers_run(const struct hist__tlist *tl, struct hist__rec *r) HIST_
 /* Rebuild and publish EV's list after the control list changed. */
 int hist__triggers_publish(struct hist_event *ev) HIST__INTERNAL;
 void hist__triggers_remove_all(struct hist_event *ev) HIST__INTERNAL;
+/* Free T (a hist__retire() callback): its filter, its hist. */
+void hist__trigger_free(void *t) HIST__INTERNAL;
 
 /* The control list of each event lives in ctx-side storage. */
 struct hist__trigger **hist__event_tlist_head(struct hist_event *ev) HIST__INTERNAL;
@@ -252,24 +254,7 @@ bool hist__resolve_refs(const struct hist__hist *h, const uint8_t *key,
 			uint64_t *vals) HIST__INTERNAL;
 
 
-/*
- * Parse and register a hist command for EV (trigger.c).  ECHO is the
- * command error_log shows; errors are appended to PE with carets located
- * in it.  Used for user commands and for the hidden histograms that
- * field variables create on other events.  0, 1 (an existing trigger was
- * paused/continued/cleared) or -errno; *OUT the registered trigger.
- */
-int hist__hist_command(struct hist_event *ev, const char *params, size_t n,
-		       bool remove, const char *echo, size_t echo_n,
-		       struct hist__perr *pe, struct hist__trigger **out) HIST__INTERNAL;
 /* Remove a registered trigger (retired after a grace period). */
 int hist__trigger_remove(struct hist_event *ev, struct hist__trigger *t) HIST__INTERNAL;
-
-/* Printing (output.c) */
-void hist__hist_print_info(struct hist__sb *sb, const struct hist__trigger *t) HIST__INTERNAL;
-/* The "{ key: ... }" block of KEY (COMM: the element's saved comm). */
-void hist__hist_print_key(struct hist__sb *sb, const struct hist__hist *h,
-			  const uint8_t *key, const char *comm) HIST__INTERNAL;
-int hist__hist_print(struct hist__sb *sb, const struct hist__trigger *t) HIST__INTERNAL;
 
 #endif

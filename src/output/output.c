@@ -486,6 +486,29 @@ static void print_entry(struct hist__sb *sb, const struct hist__hist *h,
 	hist__sb_putc(sb, '\n');
 }
 
+/* The block of the first snapshot() action that took a snapshot. */
+static void print_snapshot(struct hist__sb *sb, const struct hist__hist *h)
+{
+	struct hist__action_info ai;
+	uint32_t i;
+
+	for (i = 0; i < h->nr_actions; i++) {
+		hist__actions_info(h, i, &ai);
+		if (ai.kind != HIST__A_SNAPSHOT || !ai.snap_taken)
+			continue;
+		hist__sb_puts(sb, "\nSnapshot taken (see tracing/snapshot).  Details:\n");
+		hist__sb_puts(sb, "\ttriggering value { ");
+		hist__sb_puts(sb, ai.handler == HIST__H_ONMAX ? "onmax(" : "onchange(");
+		hist__sb_puts(sb, ai.var_str);
+		hist__sb_puts(sb, ") }: ");
+		hist__sb_u64(sb, ai.snap_val, 10, ' ');
+		hist__sb_puts(sb, "\ttriggered by event with key: ");
+		hist__hist_print_key(sb, h, ai.snap_key, ai.snap_comm);
+		hist__sb_putc(sb, '\n');
+		return;
+	}
+}
+
 int hist__hist_print(struct hist__sb *sb, const struct hist__trigger *t)
 {
 	const struct hist__hist *h = t->hist;
@@ -509,7 +532,7 @@ int hist__hist_print(struct hist__sb *sb, const struct hist__trigger *t)
 	}
 	for (i = 0; i < n; i++)
 		print_entry(sb, h, map, elts[i], st);
-	hist__actions_print_snapshot(sb, h);
+	print_snapshot(sb, h);
 	hist__sb_puts(sb, "\nTotals:\n    Hits: ");
 	hist__sb_u64(sb, hist__map_hits(map), 0, ' ');
 	hist__sb_puts(sb, "\n    Entries: ");

@@ -40,4 +40,11 @@ uint32_t hist__percentage(uint64_t v, uint64_t total) HIST__INTERNAL;
 int hist__print_sections(struct hist_event *ev, hist_write_fn write, void *arg,
 			 int (*body)(struct hist__sb *sb, const struct hist__trigger *t)) HIST__INTERNAL;
 
+/* The hist file: the trigger-info line, one key block, one trigger. */
+void hist__hist_print_info(struct hist__sb *sb, const struct hist__trigger *t) HIST__INTERNAL;
+/* The "{ key: ... }" block of KEY (COMM: the element's saved comm). */
+void hist__hist_print_key(struct hist__sb *sb, const struct hist__hist *h,
+			  const uint8_t *key, const char *comm) HIST__INTERNAL;
+int hist__hist_print(struct hist__sb *sb, const struct hist__trigger *t) HIST__INTERNAL;
+
 #endif

@@ -12,7 +12,7 @@
  * would change the command's structure, modifiers a key or a value cannot
  * carry, the grammar's limits, the order of filter pieces).
  */
-#include "core/trigger.h"
+#include "api/api.h"
 #include "common/fmt.h"
 
 #define VALS_MAX (HIST__VALS_MAX - 1)	/* besides hitcount */
