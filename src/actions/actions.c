@@ -301,6 +301,7 @@ static struct hist__fvar *create_field_var(struct hist__hist *h, const char *nam
 	memset(&fc, 0, sizeof(fc));
 	fc.ev = h->ev;
 	fc.h = h;
+	fc.vars = &hist__var_ops;
 	fc.err = pe;
 	fc.flags = HIST__F_VAR;
 	/* an atom only: no expressions in action params */
@@ -552,6 +553,7 @@ static int trace_create(struct hist__hist *h, struct hist__action *a,
 				memset(&fc, 0, sizeof(fc));
 				fc.ev = h->ev;
 				fc.h = h;
+				fc.vars = &hist__var_ops;
 				fc.err = pe;
 				if (!sys && a->handler == ONMATCH) {
 					sys = a->match_system;
@@ -1061,3 +1063,10 @@ void hist__actions_info(const struct hist__hist *h, uint32_t i,
 	out->snap_key = a->snap_key;
 	out->snap_comm = a->snap_comm;
 }
+
+const struct hist__action_ops hist__actions_ops = {
+	.run = hist__actions_run,
+	.match = hist__actions_match,
+	.release = hist__actions_release,
+	.free = hist__actions_free,
+};

@@ -8,6 +8,10 @@
 
 #include "core/trigger.h"
 
+/* core/'s way to the actions (hist__hist.aops): run, match, release
+ * and free below. */
+extern const struct hist__action_ops hist__actions_ops HIST__INTERNAL;
+
 /* Parse this command's action texts (fc->action_text) into fc->h. */
 int hist__actions_parse(struct hist__fctx *fc) HIST__INTERNAL;
 /* Same actions (part of trigger identity). */

@@ -5,7 +5,6 @@
  */
 #include "core/trigger.h"
 #include "filter/filter.h"
-#include "actions/actions.h"
 #include "core/rd.h"
 
 /* Kernel trace clocks that count in ns (common_timestamp.usecs divides
@@ -193,7 +192,8 @@ void hist__hist_free(struct hist__hist *h)
 	free_field_array(h->vals, h->nr_vals);
 	free_field_array(h->keys, h->nr_keys);
 	free_field_array(h->vars, h->nr_vars);
-	hist__actions_free(h);
+	if (h->aops)
+		h->aops->free(h);
 	hist__free(h->cmd);
 	if (h->group) {
 		if (--h->group->refs == 0) {
@@ -359,7 +359,7 @@ void hist__hist_hit(struct hist__hist *h, struct hist__rec *r)
 	if (h->nr_vars)
 		set_vars(h, &e, payload);
 	if (h->nr_fvars || h->nr_actions)
-		hist__actions_run(h, &e, elt, key);
+		h->aops->run(h, &e, elt, key);
 }
 
 /* ---- the simple hist ---------------------------------------------- */
@@ -941,5 +941,5 @@ bool hist__hist_match(const struct hist__trigger *ta, const struct hist__trigger
 		return false;
 	if (!str_eq(a->name, b->name))
 		return false;
-	return hist__actions_match(a, b);
+	return a->aops->match(a, b);
 }

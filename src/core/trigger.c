@@ -11,7 +11,6 @@
  */
 #include "core/trigger.h"
 #include "filter/filter.h"
-#include "actions/actions.h"
 
 struct hist__trigger **hist__event_tlist_head(struct hist_event *ev)
 {
@@ -109,7 +108,7 @@ int hist__trigger_remove(struct hist_event *ev, struct hist__trigger *t)
 		return ret;
 	}
 	if (t->hist)
-		hist__actions_release(t->hist);
+		t->hist->aops->release(t->hist);
 	hist__retire(ev->ctx, &t->retire, hist__trigger_free, t);
 	return 0;
 }

@@ -39,6 +39,28 @@ struct hist__sort_key {
 };
 
 struct hist__action;
+struct hist__hist;
+
+/*
+ * What the runtime needs of a hist's actions, as an ops table on the hist
+ * (filled by the parser from actions/): the kernel reaches a trigger's
+ * actions through data->fn the same way.  core/ calls down only through
+ * it, so actions/ (and synth/, which the actions emit into) sit above
+ * core/.  Every hook takes the whole hist: the actions live in its
+ * actions[], fvars[] and save_vars[].
+ */
+struct hist__action_ops {
+	/* Hot path, after H's element ELT (KEY) is updated: the field
+	 * variables, then every action.  Never allocates or blocks. */
+	void (*run)(const struct hist__hist *h, struct hist__eval *e,
+		    struct hist_map_elt *elt, const uint8_t *key);
+	/* Same actions: part of a trigger's identity. */
+	bool (*match)(const struct hist__hist *a, const struct hist__hist *b);
+	/* Undo their effects on other objects when H's trigger is removed. */
+	void (*release)(struct hist__hist *h);
+	/* Free H's actions and action variables (with H). */
+	void (*free)(struct hist__hist *h);
+};
 
 /* A hidden variable that holds an event field for actions: updated on
  * every hit (action params) or when a track handler fires (save()). */
@@ -82,6 +104,7 @@ struct hist__hist {
 	uint32_t nr_refs;
 	struct hist__sort_key sort[HIST__SORT_MAX];
 	uint32_t nr_sort;
+	const struct hist__action_ops *aops;	/* never NULL once parsed */
 	struct hist__action *actions[HIST__ACTIONS_MAX];
 	uint32_t nr_actions;
 	struct hist__fvar *fvars[HIST__FVARS_MAX];	/* action params */
@@ -239,7 +262,9 @@ bool hist__hist_match(const struct hist__trigger *a, const struct hist__trigger 
 /* Look up variable NAME in H; -1 if H does not define it. */
 int hist__hist_find_var(const struct hist__hist *h, const char *name, size_t n) HIST__INTERNAL;
 
-/* Variables and references (vars.c) */
+/* Variables and references (vars.c); hist__var_ops is the field
+ * parser's way to them (hist__fctx.vars). */
+extern const struct hist__var_ops hist__var_ops HIST__INTERNAL;
 struct hist__hist *hist__find_var_hist(struct hist__fctx *fc, const char *sys,
 				       size_t slen, const char *evn, size_t elen,
 				       const char *var, size_t vlen, int *idx) HIST__INTERNAL;

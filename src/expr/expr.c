@@ -10,7 +10,6 @@
  * every rejected expression, and every caret, is the kernel's.
  */
 #include "expr/expr.h"
-#include "core/trigger.h"
 
 #define DIV_SHIFT 20
 
@@ -429,9 +428,9 @@ static struct hist__field *parse_plain(struct hist__fctx *fc, const char *s,
 		f->fn = ev_timestamp;
 		f->size = 8;
 		f->type = hist__strdup("u64");
-		fc->h->uses_ts = true;
+		fc->vars->need(fc, HIST__NEED_TS);
 		if (flags & HIST__F_TIMESTAMP_USECS)
-			fc->h->ts_usecs = true;
+			fc->vars->need(fc, HIST__NEED_TS_USECS);
 	} else if (span_eq(s, nlen, "common_cpu")) {
 		f->flags |= HIST__F_CPU;
 		f->fn = ev_cpu;
@@ -509,7 +508,7 @@ static struct hist__field *parse_plain(struct hist__fctx *fc, const char *s,
 	if (!f->fn)
 		f->fn = ev_zero;
 	if (f->flags & HIST__F_EXECNAME)
-		fc->h->needs_comm = true;
+		fc->vars->need(fc, HIST__NEED_COMM);
 
 	if (!(f->flags & (HIST__F_LOG2 | HIST__F_BUCKET)))
 		return f;
@@ -570,13 +569,14 @@ static struct hist__field *parse_ref(struct hist__fctx *fc, const char *sys,
 				     const char *var, size_t vlen)
 {
 	struct hist__field *f;
+	const struct hist__field *vf;
 	struct hist__hist *def;
 	int idx;
 
 	if (!vlen || var[0] != '$')
 		return NULL;
-	def = hist__find_var_hist(fc, sys, slen, evn, elen, var + 1, vlen - 1, &idx);
-	if (!def) {
+	vf = fc->vars->find(fc, sys, slen, evn, elen, var + 1, vlen - 1, &def, &idx);
+	if (!vf) {
 		set_err(fc, -HIST_EINVAL, HIST_ERR_VAR_NOT_FOUND, var + 1, vlen - 1);
 		return NULL;
 	}
@@ -592,9 +592,8 @@ static struct hist__field *parse_ref(struct hist__fctx *fc, const char *sys,
 	}
 	f->ref_hist = def;
 	f->ref_var_idx = idx;
+	f->ref_var = vf;
 	{
-		const struct hist__field *vf = def->vars[idx];
-
 		f->size = vf->size;
 		f->is_signed = vf->is_signed;
 		f->type = hist__strdup(vf->type ? vf->type : "u64");
@@ -605,7 +604,7 @@ static struct hist__field *parse_ref(struct hist__fctx *fc, const char *sys,
 		goto nomem;
 	f->fn = ev_ref;
 	f->str = (f->flags & HIST__F_STRING) ? str_ref : NULL;
-	if (hist__hist_add_ref(fc->h, f)) {
+	if (fc->vars->add_ref(fc, f)) {
 		hist__field_free(f);
 		set_err(fc, -HIST_EINVAL, HIST_ERR_VAR_NOT_FOUND, var + 1, vlen - 1);
 		return NULL;
@@ -641,13 +640,10 @@ static struct hist__field *parse_atom(struct hist__fctx *fc, const char *s,
 
 	/* $x naming a plain-field variable of this same command is that
 	 * field; any other $x is a reference. */
-	if (hist__local_field_var(fc, sys, slen, evn, elen, var, vlen, &local, &llen))
+	if (fc->vars->local_field(fc, sys, slen, evn, elen, var, vlen, &local, &llen))
 		return parse_plain(fc, local, llen);
 	f = parse_ref(fc, sys, slen, evn, elen, var, vlen);
 	if (f) {
-		/* an expression operand consumes the variable when read */
-		if (fc->in_expr)
-			fc->h->ref_once[f->ref_idx] = true;
 		if ((fc->flags & HIST__F_VAR) && !fc->in_expr) {
 			/* y=$x: an alias that reads the reference */
 			struct hist__field *a = field_new(HIST__F_ALIAS | HIST__F_VAR);
@@ -716,8 +712,8 @@ static uint32_t resolved_flags(const struct hist__field *f)
 {
 	if (f->flags & HIST__F_ALIAS)
 		f = f->operands[0];
-	if ((f->flags & HIST__F_VAR_REF) && f->ref_hist)
-		return f->ref_hist->vars[f->ref_var_idx]->flags;
+	if ((f->flags & HIST__F_VAR_REF) && f->ref_var)
+		return f->ref_var->flags;
 	return f->flags;
 }
 
@@ -725,8 +721,8 @@ static const struct hist__field *resolved_const(const struct hist__field *f)
 {
 	if (f->flags & HIST__F_ALIAS)
 		f = f->operands[0];
-	if ((f->flags & HIST__F_VAR_REF) && f->ref_hist)
-		return f->ref_hist->vars[f->ref_var_idx];
+	if ((f->flags & HIST__F_VAR_REF) && f->ref_var)
+		return f->ref_var;
 	return f;
 }
 

@@ -71,7 +71,8 @@ struct hist__field {
 	int32_t var_idx;		/* slot of this variable in the element */
 	int32_t ref_idx;		/* for refs: index into eval->refs */
 	struct hist__hist *ref_hist;	/* for refs: the defining hist */
-	int32_t ref_var_idx;
+	int32_t ref_var_idx;		/* ... and the variable's slot there */
+	const struct hist__field *ref_var; /* ... and the variable's field */
 	char *ref_system, *ref_event;	/* for refs: as written (qualified) */
 	uint32_t key_offset;		/* keys: offset in the compound key */
 	uint32_t key_size;		/* keys: slot bytes in the compound key */
@@ -100,10 +101,46 @@ struct hist__perr {
 void hist__perr_add(struct hist__perr *e, int code, int msg, const char *tok,
 		    size_t n) HIST__INTERNAL;
 
+struct hist__fctx;
+
+/*
+ * What the field parser needs of the histograms: variables live in the
+ * triggers' histograms, which the runtime owns, so expr/ reaches them
+ * through this table on its context (core/vars.c's hist__var_ops), as
+ * core/ reaches actions through hist__hist.aops.  Context: control
+ * thread, while a command is parsed.
+ */
+struct hist__var_ops {
+	/* $VAR (VLEN bytes, the '$' excluded) of SYS.EVN (SYS NULL: of this
+	 * command's onmatch() events first, then of any event): the field
+	 * that defines it, with *DEF its hist and *IDX its slot there.
+	 * NULL if unknown, or ambiguous (then fc->err says so). */
+	const struct hist__field *(*find)(struct hist__fctx *fc, const char *sys, size_t slen,
+					  const char *evn, size_t elen, const char *var,
+					  size_t vlen, struct hist__hist **def, int *idx);
+	/* $VAR (VLEN bytes with the '$') naming a plain-field variable of
+	 * this command, which then stands for that field: true with its
+	 * text in *FIELD (*FLEN bytes). */
+	bool (*local_field)(struct hist__fctx *fc, const char *sys, size_t slen,
+			    const char *evn, size_t elen, const char *var, size_t vlen,
+			    const char **field, size_t *flen);
+	/* Record REF as a reference of fc->h: sets REF->ref_idx (one per
+	 * distinct variable); read as an operand (fc->in_expr), the
+	 * variable is consumed when read.  0, or -HIST_EINVAL when fc->h
+	 * has no room for another. */
+	int (*add_ref)(struct hist__fctx *fc, struct hist__field *ref);
+	/* What a field of fc->h needs on every hit: HIST__NEED_*. */
+	void (*need)(struct hist__fctx *fc, uint32_t what);
+};
+#define HIST__NEED_TS 1u	 /* common_timestamp */
+#define HIST__NEED_TS_USECS 2u	 /* ... as .usecs */
+#define HIST__NEED_COMM 4u	 /* .execname: the element keeps the comm */
+
 /* What a field parser needs to know about where it is. */
 struct hist__fctx {
+	const struct hist__var_ops *vars;	/* never NULL */
 	const struct hist_event *ev;
-	struct hist__hist *h;	 /* the hist being built */
+	struct hist__hist *h;	 /* the hist being built (opaque here) */
 	struct hist__perr *err;
 	uint32_t flags;		 /* HIST__F_KEY / HIST__F_VAR context */
 	int n_subexprs;

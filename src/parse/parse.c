@@ -211,6 +211,7 @@ static int add_hitcount(struct hist__hist *h)
 	memset(&fc, 0, sizeof(fc));
 	fc.ev = h->ev;
 	fc.h = h;
+	fc.vars = &hist__var_ops;
 	fc.err = &e;
 	h->vals[0] = hist__field_parse(&fc, "hitcount", 8);
 	if (!h->vals[0])
@@ -556,6 +557,7 @@ int hist__hist_parse(struct hist_event *ev, const char *params, size_t n,
 		goto fail;
 	}
 	h->ev = ev;
+	h->aops = &hist__actions_ops;
 	if (!(h->cmd = hist__strndup(params, n)))
 		goto nomem;
 	h->map_bits = a.map_bits ? a.map_bits : 11;
@@ -569,6 +571,7 @@ int hist__hist_parse(struct hist_event *ev, const char *params, size_t n,
 	memset(&fc, 0, sizeof(fc));
 	fc.ev = ev;
 	fc.h = h;
+	fc.vars = &hist__var_ops;
 	fc.err = e;
 	fc.remove = remove;
 	for (i = 0; i < a.nr_actions; i++) {

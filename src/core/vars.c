@@ -178,6 +178,43 @@ int hist__hist_add_ref(struct hist__hist *h, struct hist__field *ref)
 	return 0;
 }
 
+/* ---- hist__var_ops: the field parser's way to the variables ---- */
+
+static const struct hist__field *ops_find(struct hist__fctx *fc, const char *sys, size_t slen,
+					  const char *evn, size_t elen, const char *var,
+					  size_t vlen, struct hist__hist **def, int *idx)
+{
+	*def = hist__find_var_hist(fc, sys, slen, evn, elen, var, vlen, idx);
+	return *def ? (*def)->vars[*idx] : NULL;
+}
+
+static int ops_add_ref(struct hist__fctx *fc, struct hist__field *ref)
+{
+	int ret = hist__hist_add_ref(fc->h, ref);
+
+	/* an expression operand consumes the variable when read */
+	if (!ret && fc->in_expr)
+		fc->h->ref_once[ref->ref_idx] = true;
+	return ret;
+}
+
+static void ops_need(struct hist__fctx *fc, uint32_t what)
+{
+	if (what & HIST__NEED_TS)
+		fc->h->uses_ts = true;
+	if (what & HIST__NEED_TS_USECS)
+		fc->h->ts_usecs = true;
+	if (what & HIST__NEED_COMM)
+		fc->h->needs_comm = true;
+}
+
+const struct hist__var_ops hist__var_ops = {
+	.find = ops_find,
+	.local_field = hist__local_field_var,
+	.add_ref = ops_add_ref,
+	.need = ops_need,
+};
+
 /*
  * Resolve every reference of H for the key KEY.  Processing stops at the
  * first unresolved one; read-once references consumed before it stay
