@@ -69,8 +69,10 @@ header-check:
 		$(CXX) -std=c++11 -Wall -Wextra -Werror -fsyntax-only -x c++ $$h || exit 1; \
 	done
 
+# test/layers.sh: the one-way order of src/'s modules (README "Architecture")
 check: all header-check freestanding $(TEST_BIN)
-	@HIST_CC='$(CC)' HIST_SAN='$(SAN)' sh test/run-tests.sh $(BUILD) $(TEST_BIN)
+	@HIST_CC='$(CC)' HIST_SAN='$(SAN)' HIST_BUILD='$(BUILD)' sh test/run-tests.sh \
+		$(BUILD) $(TEST_BIN) test/layers.sh
 
 check-asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \

@@ -13,7 +13,6 @@
  * at run time an action only reads resolved values.
  */
 #include "actions/actions.h"
-#include "parse/parse.h"
 #include "synth/synth.h"
 #include "common/fmt.h"
 

@@ -67,65 +67,6 @@ static void heap_push(struct hist_tracedat *td, struct hist__stream *s)
 	h[i] = s;
 }
 
-int hist__chunk_inflate(const struct hist_tracedat *td, void *dctx, uint32_t cpu,
-			uint32_t chunk, uint64_t pos, uint8_t **buf, size_t *cap,
-			size_t *len, char *msg, size_t msglen)
-{
-	const uint8_t *h = td->map + pos;
-	uint32_t clen = hist__get32(h, td->big_endian);
-	uint32_t ulen = hist__get32(h + 4, td->big_endian);
-	size_t got;
-
-	/* Sizes were checked against the file when it was opened. */
-	*len = 0;
-	if (*cap < ulen || !*buf) {
-		uint8_t *b = realloc(*buf, ulen ? ulen : 1);
-
-		if (!b) {
-			snprintf(msg, msglen,
-				 "trace.dat: out of memory (CPU %u chunk of %u bytes)",
-				 cpu, ulen);
-			return -HIST_ENOMEM;
-		}
-		*buf = b;
-		*cap = ulen;
-	}
-	got = ZSTD_decompressDCtx(dctx, *buf, ulen, h + 8, clen);
-	if (ZSTD_isError(got) || got != ulen) {
-		snprintf(msg, msglen, "trace.dat: CPU %u: zstd chunk %u at offset %llu: %s",
-			 cpu, chunk, (unsigned long long)pos,
-			 ZSTD_isError(got) ? ZSTD_getErrorName(got) :
-					     "decompressed size mismatch");
-		return -HIST_EINVAL;
-	}
-	*len = ulen;
-	return 0;
-}
-
-int hist__stream_load(struct hist_tracedat *td, struct hist__stream *s)
-{
-	/* The private buffer that does not hold the record handed out
-	 * last, which may still be read. */
-	int nb = s->held == 0 ? 1 : 0, ret;
-	uint64_t pos = s->chunk_pos;
-	size_t len;
-
-	s->buf_off = pos;
-	s->chunk_pos = pos + 8 + hist__get32(td->map + pos, td->big_endian);
-	s->chunk++;
-	s->buf = NULL;
-	s->buf_len = 0;
-	s->page_pos = 0;
-	ret = hist__chunk_inflate(td, td->zstd, s->cpu, s->chunk - 1, pos, &s->cbuf[nb],
-				  &s->ccap[nb], &len, td->err, sizeof(td->err));
-	if (ret)
-		return ret;
-	s->cur = nb;
-	s->buf = s->cbuf[nb];
-	s->buf_len = len;
-	return 0;
-}
-
 static int page_error(struct hist_tracedat *td, const struct hist__stream *s,
 		      const char *what, uint64_t at)
 {

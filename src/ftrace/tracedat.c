@@ -16,7 +16,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,17 +52,6 @@ enum {
 };
 
 #define SEC_COMPRESSED 1
-
-int hist__td_err(struct hist_tracedat *td, int code, const char *fmt, ...)
-{
-	va_list ap;
-	int n = snprintf(td->err, sizeof(td->err), "trace.dat: ");
-
-	va_start(ap, fmt);
-	vsnprintf(td->err + n, sizeof(td->err) - (size_t)n, fmt, ap);
-	va_end(ap);
-	return code;
-}
 
 /* ---- bounded cursor ------------------------------------------------- */
 
