@@ -141,6 +141,11 @@ const struct hist_ftrace_event *hist_tracedat_event_by_id(const struct hist_trac
  * Lost events announced by a page are added to hist_tracedat_lost().
  * An error is not the end: the bad record ends its page (a chunk that does
  * not decompress is skipped) and the following call carries on.
+ * A file cut short opens as long as its metadata is whole: each CPU
+ * gives the records of its data up to the cut, and then one error that
+ * says what is missing ("truncated CPU 1 data at offset ..."); damage
+ * that no CPU's data shows (a cut trailing section) is one error after
+ * the last record.
  * rec->file_offset is the record's file offset for uncompressed data and
  * the offset of its zstd chunk for compressed data.  Time stamps are the
  * raw trace clock (DATE/OFFSET options are not applied).
@@ -152,6 +157,9 @@ int hist_tracedat_rewind(struct hist_tracedat *td);
 const char *hist_tracedat_error(const struct hist_tracedat *td);
 /* Events CPU lost, as announced by the pages walked since open/rewind. */
 uint64_t hist_tracedat_lost(const struct hist_tracedat *td, uint32_t cpu);
+/* Pages of CPU walked since open/rewind that say events were lost before
+ * them without storing how many (not counted by hist_tracedat_lost()). */
+uint64_t hist_tracedat_lost_unknown(const struct hist_tracedat *td, uint32_t cpu);
 
 /* saved_cmdlines: comm of PID, or NULL (a pid listed twice: the later). */
 const char *hist_tracedat_cmdline(const struct hist_tracedat *td, int32_t pid);

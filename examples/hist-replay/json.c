@@ -13,8 +13,14 @@
  *         "histograms": [ ... ] },          hist_event_print_json()
  *       ...
  *     ],
- *     "error_log": "..."                   the error_log text
- *   }
+ *     "error_log": "...",                  the error_log text
+ *     "lost": { "total": 15458,            events the kernel lost while
+ *               "unknown": 0,              recording (pages that lost an
+ *               "cpus": [ { "cpu": 0,      unknown number: "unknown"),
+ *                           "events": 15458,  every CPU of the buffer
+ *                           "unknown": 0 }, ... ] },
+ *     "damage": null                       or the message when the trace
+ *   }                                      is damaged (exit status 3)
  *
  * Events are sorted by system then name, as `cat events/ * / * /hist`.
  */
@@ -51,15 +57,33 @@ static void jstr(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-int replay_json(FILE *out, const char *trace, uint64_t records,
-		const struct replay_out_ev *evs, size_t n, const char *errlog)
+static void lost_json(FILE *out, struct hist_tracedat *td)
 {
-	size_t i;
+	uint32_t cpu, nr = td ? hist_tracedat_nr_cpus(td) : 0;
+	uint64_t total = 0, unknown = 0;
+
+	for (cpu = 0; cpu < nr; cpu++) {
+		total += hist_tracedat_lost(td, cpu);
+		unknown += hist_tracedat_lost_unknown(td, cpu);
+	}
+	fprintf(out, ",\n  \"lost\": { \"total\": %" PRIu64 ", \"unknown\": %" PRIu64
+		", \"cpus\": [", total, unknown);
+	for (cpu = 0; cpu < nr; cpu++)
+		fprintf(out, "%s{ \"cpu\": %u, \"events\": %" PRIu64 ", \"unknown\": %"
+			PRIu64 " }", cpu ? ", " : " ", cpu, hist_tracedat_lost(td, cpu),
+			hist_tracedat_lost_unknown(td, cpu));
+	fputs(nr ? " ] }" : "] }", out);
+}
+
+int replay_json(FILE *out, const struct replay_doc *doc)
+{
+	const struct replay_out_ev *evs = doc->evs;
+	size_t i, n = doc->n;
 	int rc = 0;
 
 	fprintf(out, "{\n  \"libhist\": \"%s\",\n  \"trace\": ", hist_version());
-	jstr(out, trace);
-	fprintf(out, ",\n  \"records\": %" PRIu64 ",\n  \"events\": [", records);
+	jstr(out, doc->trace);
+	fprintf(out, ",\n  \"records\": %" PRIu64 ",\n  \"events\": [", doc->records);
 	for (i = 0; i < n; i++) {
 		fputs(i ? ",\n    { \"system\": " : "\n    { \"system\": ", out);
 		jstr(out, evs[i].system);
@@ -76,7 +100,13 @@ int replay_json(FILE *out, const char *trace, uint64_t records,
 		fputs(" }", out);
 	}
 	fputs(n ? "\n  ],\n  \"error_log\": " : "],\n  \"error_log\": ", out);
-	jstr(out, errlog);
+	jstr(out, doc->errlog);
+	lost_json(out, doc->td);
+	fputs(",\n  \"damage\": ", out);
+	if (doc->damage)
+		jstr(out, doc->damage);
+	else
+		fputs("null", out);
 	fputs("\n}\n", out);
 	return rc;
 }

@@ -19,6 +19,10 @@
 
 #define PROG "hist-replay"
 
+/* The trace is damaged or cut short; the histograms of every record
+ * before the damage were printed (documented in hist-replay.1). */
+#define EXIT_DAMAGED 3
+
 static const char usage_text[] =
 	"usage: " PROG " [OPTIONS] TRACE.dat\n"
 	"\n"
@@ -27,7 +31,7 @@ static const char usage_text[] =
 	"\n"
 	"  -t, --trigger 'SYSTEM/EVENT COMMAND'\n"
 	"                        attach a trigger command (repeatable, applied in\n"
-	"                        order)\n"
+	"                        order); SYSTEM:EVENT works too\n"
 	"  -T, --trigger-file FILE\n"
 	"                        lines 'TARGET<TAB>TEXT' (the conformance cases'\n"
 	"                        `triggers` format); TARGET is SYSTEM/EVENT or a\n"
@@ -64,9 +68,15 @@ static const char usage_text[] =
 	"accepted as no-ops.  A command the kernel would reject does not stop\n"
 	"the replay: its error_log entry goes to stderr (and DIR/error_log).\n"
 	"\n"
+	"Events the kernel lost while recording (the file's own loss records)\n"
+	"are counted per CPU on stderr ('# lost: ...') and in the JSON 'lost'.\n"
+	"A map that fills drops hits: a warning gives the count and the size=\n"
+	"(and --map-bits) that would hold them.\n"
+	"\n"
 	"Exit status: 0 success; 1 a command was rejected; 2 bad usage, an\n"
-	"unreadable or corrupt trace (the histograms of the records before the\n"
-	"damage are still printed) or an output error.\n";
+	"unreadable trace or an output error; 3 the trace is damaged or cut\n"
+	"short: the histograms of every record before the damage are printed\n"
+	"and a warning says where the damage is (3 wins over 1).\n";
 
 enum {
 	OPT_AT_MARKER = 256,
@@ -116,6 +126,7 @@ struct state {
 	int json;
 	struct replay_buf errlog;	/* every entry, for DIR/error_log */
 	int failed;
+	int damaged;			/* replay_run() met damage */
 };
 
 static void die_oom(void)
@@ -407,6 +418,22 @@ static int print_event(hist_event *ev, int triggers, struct replay_buf *b)
 	return rc ? -1 : 0;
 }
 
+static int write_json(struct state *st, struct replay *r, FILE *f,
+		      const struct replay_out_ev *evs, size_t n, const char *trace)
+{
+	struct replay_doc doc;
+
+	memset(&doc, 0, sizeof(doc));
+	doc.trace = trace;
+	doc.records = replay_nr_records(r);
+	doc.evs = evs;
+	doc.n = n;
+	doc.errlog = st->errlog.s ? st->errlog.s : "";
+	doc.td = replay_tracedat(r);
+	doc.damage = st->damaged ? replay_error(r) : NULL;
+	return replay_json(f, &doc);
+}
+
 static int write_outdir(struct state *st, struct replay *r,
 			const struct replay_out_ev *evs, size_t n,
 			const char *trace)
@@ -460,8 +487,7 @@ static int write_outdir(struct state *st, struct replay *r,
 			fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
 			ret = -1;
 		} else {
-			ret = replay_json(f, trace, replay_nr_records(r), evs, n,
-					  st->errlog.s ? st->errlog.s : "");
+			ret = write_json(st, r, f, evs, n, trace);
 			if (fclose(f) && !ret) {
 				fprintf(stderr, PROG ": %s: %s\n", path,
 					strerror(errno));
@@ -482,8 +508,7 @@ static int print_stdout(struct state *st, struct replay *r,
 	int ret = 0;
 
 	if (st->json) {
-		ret = replay_json(stdout, trace, replay_nr_records(r), evs, n,
-				  st->errlog.s ? st->errlog.s : "");
+		ret = write_json(st, r, stdout, evs, n, trace);
 	} else {
 		for (i = 0; i < n && !ret; i++) {
 			if (print_event(evs[i].ev, 0, &b))
@@ -498,6 +523,88 @@ static int print_stdout(struct state *st, struct replay *r,
 	}
 	replay_buf_free(&b);
 	return ret;
+}
+
+/* "# lost: CPU 0 15458, total 15458" when the recording lost events. */
+static void report_lost(struct replay *r)
+{
+	struct hist_tracedat *td = replay_tracedat(r);
+	uint32_t cpu, nr = hist_tracedat_nr_cpus(td);
+	uint64_t total = 0, places = 0;
+
+	for (cpu = 0; cpu < nr; cpu++) {
+		total += hist_tracedat_lost(td, cpu);
+		places += hist_tracedat_lost_unknown(td, cpu);
+	}
+	if (!total && !places)
+		return;
+	fputs("# lost:", stderr);
+	for (cpu = 0; cpu < nr; cpu++) {
+		uint64_t l = hist_tracedat_lost(td, cpu),
+			 u = hist_tracedat_lost_unknown(td, cpu);
+
+		if (!l && !u)
+			continue;
+		fprintf(stderr, " CPU %u %llu", cpu, (unsigned long long)l);
+		if (u)
+			fprintf(stderr, " (+ %llu unknown)", (unsigned long long)u);
+		fputc(',', stderr);
+	}
+	fprintf(stderr, " total %llu", (unsigned long long)total);
+	if (places)
+		fprintf(stderr, " and %llu places that lost an unknown number",
+			(unsigned long long)places);
+	fputs(" events\n", stderr);
+}
+
+/*
+ * A map that filled up dropped hits: say how many and what size= would
+ * have held them.  Each dropped hit may be a new key, so entries + dropped
+ * keys always fit (the kernel rounds size= up to a power of two).
+ */
+static void warn_dropped(const struct replay_opts *ro,
+			 const struct replay_out_ev *evs, size_t n)
+{
+	uint32_t max_bits = ro->max_map_bits ? ro->max_map_bits : 17;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned k, nh = hist_event_nr_hists(evs[i].ev);
+
+		for (k = 0; k < nh; k++) {
+			hist_reader *rd = hist_reader_create(evs[i].ev, k, NULL);
+			const struct hist_read_info *inf;
+			uint64_t need;
+			uint32_t bits = 7;
+
+			if (!rd)
+				continue;
+			inf = hist_reader_info(rd);
+			if (!inf->dropped) {
+				hist_reader_destroy(rd);
+				continue;
+			}
+			need = inf->entries + inf->dropped;
+			while (bits < 40 && (UINT64_C(1) << bits) < need)
+				bits++;
+			fprintf(stderr, PROG ": warning: %s/%s: '%s': the map is full: "
+				"%llu hits dropped (%llu entries)", evs[i].system,
+				evs[i].name, inf->trigger,
+				(unsigned long long)inf->dropped,
+				(unsigned long long)inf->entries);
+			if (bits > 24)
+				fputs("; more keys than hist-replay's largest map "
+				      "(--map-bits 24)\n", stderr);
+			else if (bits > max_bits)
+				fprintf(stderr, "; size=%llu with --map-bits %u "
+					"holds them\n",
+					(unsigned long long)(UINT64_C(1) << bits), bits);
+			else
+				fprintf(stderr, "; size=%llu holds them\n",
+					(unsigned long long)(UINT64_C(1) << bits));
+			hist_reader_destroy(rd);
+		}
+	}
 }
 
 int main(int argc, char **argv)
@@ -626,13 +733,14 @@ int main(int argc, char **argv)
 				     st.markers[i].cmd))
 			die_oom();
 
-	status = 0;
+	status = st.failed ? 1 : 0;
 	if (replay_run(r)) {
-		fprintf(stderr, PROG ": %s\n", replay_error(r));
-		status = 2;
+		fprintf(stderr, PROG ": warning: %s; the histograms cover the "
+			"records before the damage\n", replay_error(r));
+		status = EXIT_DAMAGED;
+		st.damaged = 1;
 	}
-	if (st.failed && status == 0)
-		status = 1;
+	report_lost(r);
 
 	n = replay_nr_events(r);
 	evs = calloc(n ? n : 1, sizeof(*evs));
@@ -648,6 +756,7 @@ int main(int argc, char **argv)
 	/* the order of `cat events/ * / * /hist`: by system, then event */
 	qsort(evs, n, sizeof(*evs), cmp_ev);
 
+	warn_dropped(&ro, evs, n);
 	if (st.outdir)
 		rc = write_outdir(&st, r, evs, n, trace);
 	else

@@ -90,7 +90,7 @@ struct replay {
 	void *cb_arg;
 
 	struct replay_buf errlog;
-	char msg[256];
+	char msg[2048];
 	int has_msg;
 	char err[512];
 };
@@ -573,13 +573,16 @@ hist_event *replay_event(const struct replay *r, size_t i,
 	return hist_event_lookup(r->ctx, r->evs[i].system, r->evs[i].name);
 }
 
-/* Split "SYS/EVENT" into the two buffers; 0 or -1. */
+/* Split "SYS/EVENT" (or perf's and trace-cmd's "SYS:EVENT") into the two
+ * buffers; 0 or -1. */
 static int split_event(const char *s, size_t len, char *sys, char *ev,
 		       size_t cap)
 {
 	const char *slash = memchr(s, '/', len);
 	size_t a, b;
 
+	if (!slash)
+		slash = memchr(s, ':', len);
 	if (!slash)
 		return -1;
 	a = (size_t)(slash - s);
@@ -708,12 +711,97 @@ static int synth_write(struct replay *r, const char *text, int dynamic)
 	return rc;
 }
 
+/*
+ * The message and caret of a filter the kernel rejects without an
+ * error_log entry (a trigger's `if`): the library keeps the error_log
+ * exactly the kernel's, so the reason goes into the tool's own message,
+ * with the caret under the command text at offset AT + the position.
+ * 1 if the filter was the problem.
+ */
+static int filter_hint(struct replay *r, hist_event *ev, const char *cmd,
+		       size_t at)
+{
+	struct hist_error ferr;
+	hist_filter *f;
+	const char *what;
+	size_t len = strlen(cmd), n;
+
+	memset(&ferr, 0, sizeof(ferr));
+	f = hist_filter_compile(ev, cmd + at, &ferr);
+	if (f) {
+		hist_filter_destroy(f);
+		return 0;
+	}
+	what = ferr.msg >= 0 ? hist_error_text(ferr.msg) : NULL;
+	n = (size_t)snprintf(r->msg, sizeof(r->msg), "bad filter: %s\n  Command: %s\n",
+			     what && what[0] ? what : strerror(-ferr.code), cmd);
+	/* an error at the end of the text has its caret right after it */
+	if (n < sizeof(r->msg))
+		snprintf(r->msg + n, sizeof(r->msg) - n, "%*s^",
+			 (int)(11 + (at + ferr.pos < len ? at + ferr.pos : len)), "");
+	r->has_msg = 1;
+	return 1;
+}
+
+/* The largest map this replay allows, in bits (hist_ctx_opts). */
+static uint32_t map_bits_max(const struct replay *r)
+{
+	return r->opts.max_map_bits ? r->opts.max_map_bits : 17;
+}
+
+/*
+ * A trigger refused with a bare EINVAL (the kernel logs nothing for a
+ * bad filter or a size= beyond its limit): say why when we can tell.
+ */
+static void explain_einval(struct replay *r, hist_event *ev, const char *text)
+{
+	const char *p;
+
+	/* " if FILTER" ends a hist command (the kernel splits it there) */
+	for (p = strstr(text, " if "); p; p = strstr(p + 1, " if ")) {
+		size_t at = (size_t)(p - text) + 4;
+
+		while (text[at] == ' ')
+			at++;
+		if (filter_hint(r, ev, text, at))
+			return;
+		break;
+	}
+	for (p = strstr(text, "size="); p; p = strstr(p + 1, "size=")) {
+		unsigned long long v;
+		uint32_t bits = 0;
+		char *end;
+
+		if (p != text && p[-1] != ':')
+			continue;
+		v = strtoull(p + 5, &end, 0);
+		if (end == p + 5)
+			continue;
+		while (bits < 63 && (1ull << bits) < v)
+			bits++;
+		if (bits > 24) {
+			snprintf(r->msg, sizeof(r->msg),
+				 "size=%llu is larger than the largest map hist-replay "
+				 "allows (--map-bits 24: 16777216 entries)", v);
+			r->has_msg = 1;
+		} else if (bits > map_bits_max(r)) {
+			snprintf(r->msg, sizeof(r->msg),
+				 "size=%llu is larger than the largest map allowed (%llu "
+				 "entries, 2^%u); --map-bits %u allows it",
+				 v, 1ull << map_bits_max(r), map_bits_max(r), bits);
+			r->has_msg = 1;
+		}
+		return;
+	}
+}
+
 static int event_file_write(struct replay *r, const char *sys,
 			    const char *name, const char *file,
 			    const char *text)
 {
 	struct hist_error herr;
 	hist_event *ev;
+	int rc;
 
 	if (strcmp(file, "trigger") && strcmp(file, "filter") &&
 	    strcmp(file, "enable")) {
@@ -726,10 +814,18 @@ static int event_file_write(struct replay *r, const char *sys,
 		return -HIST_ENOENT;
 	}
 	memset(&herr, 0, sizeof(herr));
-	if (!strcmp(file, "trigger"))
-		return hist_trigger_parse(ev, text, &herr);
-	if (!strcmp(file, "filter"))
-		return hist_event_set_filter(ev, text, &herr);
+	if (!strcmp(file, "trigger")) {
+		rc = hist_trigger_parse(ev, text, &herr);
+		if (rc == -HIST_EINVAL && !herr.nr_logged)
+			explain_einval(r, ev, text);
+		return rc;
+	}
+	if (!strcmp(file, "filter")) {
+		rc = hist_event_set_filter(ev, text, &herr);
+		if (rc == -HIST_EINVAL)
+			filter_hint(r, ev, text, 0);
+		return rc;
+	}
 	/* enable: recording is decided by the trace.dat, nothing to do */
 	return 0;
 }
@@ -1158,9 +1254,9 @@ int replay_run(struct replay *r)
 	if (nr_err > 1) {
 		size_t l = strlen(r->err);
 
-		snprintf(r->err + l, sizeof(r->err) - l, " (%llu damaged "
-			 "places skipped%s)", (unsigned long long)nr_err,
-			 nr_err >= MAX_ERRORS ? ", gave up" : "");
+		snprintf(r->err + l, sizeof(r->err) - l, " (and %llu more damaged "
+			 "place%s%s)", (unsigned long long)nr_err - 1, nr_err > 2 ? "s" : "",
+			 nr_err >= MAX_ERRORS ? ": gave up" : "");
 	}
 	return nr_err ? -HIST_EINVAL : 0;
 }

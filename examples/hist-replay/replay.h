@@ -165,12 +165,22 @@ struct replay_out_ev {
 	const char *system, *name;
 };
 
+/* What a JSON document reports besides the histograms. */
+struct replay_doc {
+	const char *trace;
+	uint64_t records;
+	const struct replay_out_ev *evs;
+	size_t n;
+	const char *errlog;
+	struct hist_tracedat *td;	/* losses per CPU */
+	const char *damage;		/* NULL: the trace read whole */
+};
+
 /*
- * --json: write the histograms of EVS (N events) and the error log text
- * as one JSON document to OUT (json.c documents the shape).  0, or -1 if
- * a printer failed (message on stderr).
+ * --json: write the histograms of DOC's events, the error log text and
+ * the losses as one JSON document to OUT (json.c documents the shape).
+ * 0, or -1 if a printer failed (message on stderr).
  */
-int replay_json(FILE *out, const char *trace, uint64_t records,
-		const struct replay_out_ev *evs, size_t n, const char *errlog);
+int replay_json(FILE *out, const struct replay_doc *doc);
 
 #endif

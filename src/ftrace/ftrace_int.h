@@ -268,6 +268,9 @@ struct hist__stream {
 	int in_page;
 	uint64_t page_off;	/* offset of the page for messages */
 	uint64_t drop_next;	/* drop announced for the next record */
+	char cut[200];		/* the file ends inside this CPU's data: what
+				   is missing, reported when the walk gets there */
+	int cut_told;
 	struct hist_ftrace_page_iter it;
 
 	/* The pending record: the stream's next one, in the heap. */
@@ -308,11 +311,18 @@ struct hist_tracedat {
 	uint32_t nr_need;	/* streams with need set */
 	int pending_err;	/* error to report on the next call */
 	uint64_t *lost;		/* per CPU id, below nr_lost */
+	uint64_t *lost_unknown;	/* pages that lost an unknown number */
 	uint32_t nr_lost;
 	uint64_t last_dropped;
 	struct hist__prefetch *pf;	/* decompression worker, or NULL */
 	int prefetch;		/* use one when there are zstd chunks */
 	int iterating;		/* records taken since open/rewind */
+
+	/* Open found the file cut short or damaged in a way that still left
+	 * records to read: reported by hist_tracedat_next() after the last
+	 * record (a CPU's cut data is reported where its walk ends). */
+	char damage[256];
+	int damage_told;
 
 	char err[320];
 };

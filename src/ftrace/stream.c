@@ -93,8 +93,11 @@ static int enter_page(struct hist_tracedat *td, struct hist__stream *s)
 		return page_error(td, s, "commit beyond the end of the page",
 				  td->pfmt.commit_offset);
 	if (s->it.missed) {
-		if (s->cpu < td->nr_lost)
+		if (s->cpu < td->nr_lost) {
 			td->lost[s->cpu] += s->it.lost;
+			if (!s->it.lost)
+				td->lost_unknown[s->cpu]++;
+		}
 		s->drop_next = s->it.lost ? s->it.lost : UINT64_MAX;
 	}
 	s->in_page = 1;
@@ -129,8 +132,14 @@ static int advance(struct hist_tracedat *td, struct hist__stream *s)
 				return r;
 			continue;
 		}
-		if (!s->compressed || s->chunk >= s->nr_chunks)
+		if (!s->compressed || s->chunk >= s->nr_chunks) {
+			if (hist__unlikely(s->cut[0] && !s->cut_told)) {
+				/* once: the next call finds the stream done */
+				s->cut_told = 1;
+				return hist__td_err(td, -HIST_EINVAL, "%s", s->cut);
+			}
 			return 0;
+		}
 		r = td->pf ? hist__prefetch_take(td, s) : hist__stream_load(td, s);
 		if (r)
 			return r;
@@ -149,6 +158,7 @@ int hist__streams_start(struct hist_tracedat *td)
 		s->in_page = 0;
 		s->page_pos = 0;
 		s->drop_next = 0;
+		s->cut_told = 0;
 		s->need = 1;
 		s->cur = -1;
 		s->held = -1;
@@ -168,8 +178,11 @@ int hist__streams_start(struct hist_tracedat *td)
 	td->nr_heap = 0;
 	td->pending_err = 0;
 	td->last_dropped = 0;
+	td->damage_told = 0;
 	if (td->lost)
 		memset(td->lost, 0, td->nr_lost * sizeof(*td->lost));
+	if (td->lost_unknown)
+		memset(td->lost_unknown, 0, td->nr_lost * sizeof(*td->lost_unknown));
 	return 0;
 }
 
@@ -185,6 +198,8 @@ void hist__streams_free(struct hist_tracedat *td)
 	free(td->streams);
 	free(td->heap);
 	free(td->lost);
+	free(td->lost_unknown);
+	td->lost_unknown = NULL;
 	td->streams = NULL;
 	td->heap = NULL;
 	td->lost = NULL;
@@ -235,8 +250,13 @@ int hist_tracedat_next(struct hist_tracedat *td, struct hist_ftrace_record *rec)
 		if (r < 0)
 			return r;
 	}
-	if (!td->nr_heap)
+	if (!td->nr_heap) {
+		if (hist__unlikely(td->damage[0] && !td->damage_told)) {
+			td->damage_told = 1;
+			return hist__td_err(td, -HIST_EINVAL, "%s", td->damage);
+		}
 		return 0;
+	}
 	s = td->heap[0];
 	*rec = s->rec;
 	s->held = s->cur;
@@ -290,6 +310,11 @@ int hist_tracedat_peek_cpu(const struct hist_tracedat *td, uint32_t cpu,
 uint64_t hist_tracedat_lost(const struct hist_tracedat *td, uint32_t cpu)
 {
 	return cpu < td->nr_lost ? td->lost[cpu] : 0;
+}
+
+uint64_t hist_tracedat_lost_unknown(const struct hist_tracedat *td, uint32_t cpu)
+{
+	return cpu < td->nr_lost ? td->lost_unknown[cpu] : 0;
 }
 
 uint64_t hist_tracedat_dropped(const struct hist_tracedat *td)

@@ -337,6 +337,7 @@ struct open_ctx {
 	uint32_t cpucount;
 	struct section *secs;
 	uint32_t nr_secs;
+	uint64_t cut_at;	/* v7: the section the file ends in, or 0 */
 };
 
 /* "[local] global counter": the bracketed clock is the one in use. */
@@ -513,7 +514,26 @@ static const struct section *find_section_at(const struct open_ctx *c, uint64_t 
 	return NULL;
 }
 
-/* Walk the sections from START to the end of the file. */
+/* Note the first open-time damage (records can still be read). */
+static void note_damage(struct hist_tracedat *td, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void note_damage(struct hist_tracedat *td, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (td->damage[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(td->damage, sizeof(td->damage), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Walk the sections from START to the end of the file.  A file cut short
+ * ends the walk at the cut: the sections before it (usually all the
+ * metadata and part of the buffer section) still serve.
+ */
 static int scan_sections(struct open_ctx *c, uint64_t start)
 {
 	struct hist_tracedat *td = c->td;
@@ -523,10 +543,12 @@ static int scan_sections(struct open_ctx *c, uint64_t start)
 		const uint8_t *h = td->map + pos;
 		struct section *s;
 
-		if (td->map_len - pos < 16)
-			return hist__td_err(td, -HIST_EINVAL,
-					    "truncated section header at offset %llu",
-					    (unsigned long long)pos);
+		if (td->map_len - pos < 16) {
+			note_damage(td, "truncated section header at offset %llu",
+				    (unsigned long long)pos);
+			c->cut_at = pos;
+			return 0;
+		}
 		if (c->nr_secs == cap) {
 			uint64_t ncap = cap ? cap * 2 : 32;
 
@@ -541,12 +563,15 @@ static int scan_sections(struct open_ctx *c, uint64_t start)
 		s->id = hist__get16(h, td->big_endian);
 		s->flags = hist__get16(h + 2, td->big_endian);
 		s->size = hist__get64(h + 8, td->big_endian);
-		if (s->size > td->map_len - pos - 16)
-			return hist__td_err(td, -HIST_EINVAL,
-					    "truncated section at offset %llu (id %u, %llu bytes, %llu left)",
-					    (unsigned long long)pos, s->id,
-					    (unsigned long long)s->size,
-					    (unsigned long long)(td->map_len - pos - 16));
+		if (s->size > td->map_len - pos - 16) {
+			note_damage(td, "truncated section at offset %llu (id %u, %llu bytes, %llu left)",
+				    (unsigned long long)pos, s->id,
+				    (unsigned long long)s->size,
+				    (unsigned long long)(td->map_len - pos - 16));
+			s->size = td->map_len - pos - 16;
+			c->cut_at = pos;
+			return 0;
+		}
 		pos += 16 + s->size;
 	}
 	return 0;
@@ -620,6 +645,12 @@ static int parse_options_v7(struct open_ctx *c, uint64_t first)
 		struct rd r;
 		int ret = 0;
 
+		if (!s && c->cut_at && next >= c->cut_at) {
+			/* trace-cmd writes the last options after the data */
+			note_damage(td, "the options section at offset %llu is past the end of the file",
+				    (unsigned long long)next);
+			return 0;
+		}
 		if (!s || s->id != OPT_DONE)
 			return hist__td_err(td, -HIST_EINVAL,
 					    "options offset %llu does not start an options section",
@@ -716,40 +747,56 @@ static int setup_cpus(struct open_ctx *c, int compressed)
 			max_cpu = e->cpu;
 		if (!e->size)
 			continue;	/* this CPU recorded nothing */
-		if (e->off > td->map_len)
-			return hist__td_err(td, -HIST_EINVAL,
-					    "CPU %u data offset %llu is past the end of the file (%zu bytes)",
-					    e->cpu, (unsigned long long)e->off, td->map_len);
 		s->cpu = e->cpu;
 		s->off = e->off;
+		if (e->off >= td->map_len) {
+			/* cut before this CPU's data: an empty stream that
+			 * reports the loss when the walk reaches its end */
+			snprintf(s->cut, sizeof(s->cut),
+				 "truncated CPU %u data at offset %llu (%llu bytes, none in the file of %zu bytes)",
+				 e->cpu, (unsigned long long)e->off,
+				 (unsigned long long)e->size, td->map_len);
+			s->off = td->map_len;
+			s->size = 0;
+			td->nr_streams++;
+			continue;
+		}
 		if (compressed) {
 			/* Chunks are counted, not sized: trace-cmd 3.1.6 and
 			 * older store a size 4 bytes short.  Check every
-			 * chunk header now, so the walk only decompresses. */
+			 * chunk header now, so the walk only decompresses.
+			 * A file cut inside the chunks keeps the whole ones. */
 			uint64_t pos = e->off + 4, n;
 			uint32_t nr;
 
-			if (td->map_len - e->off < 4)
-				return hist__td_err(td, -HIST_EINVAL,
-						    "truncated CPU %u chunk count at offset %llu",
-						    e->cpu, (unsigned long long)e->off);
-			nr = hist__get32(td->map + e->off, td->big_endian);
+			if (td->map_len - e->off < 4) {
+				snprintf(s->cut, sizeof(s->cut),
+					 "truncated CPU %u chunk count at offset %llu",
+					 e->cpu, (unsigned long long)e->off);
+				nr = 0;
+			} else {
+				nr = hist__get32(td->map + e->off, td->big_endian);
+			}
 			for (n = 0; n < nr; n++) {
 				uint32_t clen, ulen;
 
-				if (td->map_len - pos < 8)
-					return hist__td_err(td, -HIST_EINVAL,
-							    "truncated CPU %u chunk %llu header at offset %llu",
-							    e->cpu, (unsigned long long)n,
-							    (unsigned long long)pos);
+				if (td->map_len - pos < 8) {
+					snprintf(s->cut, sizeof(s->cut),
+						 "truncated CPU %u data: chunk %llu of %u, header at offset %llu, is cut off",
+						 e->cpu, (unsigned long long)n, nr,
+						 (unsigned long long)pos);
+					break;
+				}
 				clen = hist__get32(td->map + pos, td->big_endian);
 				ulen = hist__get32(td->map + pos + 4, td->big_endian);
-				if (clen > td->map_len - pos - 8)
-					return hist__td_err(td, -HIST_EINVAL,
-							    "truncated CPU %u chunk %llu at offset %llu (%u bytes, %llu left)",
-							    e->cpu, (unsigned long long)n,
-							    (unsigned long long)pos, clen,
-							    (unsigned long long)(td->map_len - pos - 8));
+				if (clen > td->map_len - pos - 8) {
+					snprintf(s->cut, sizeof(s->cut),
+						 "truncated CPU %u data: chunk %llu of %u at offset %llu (%u bytes, %llu left)",
+						 e->cpu, (unsigned long long)n, nr,
+						 (unsigned long long)pos, clen,
+						 (unsigned long long)(td->map_len - pos - 8));
+					break;
+				}
 				if (ulen > MAX_CHUNK_BYTES || ulen % ps)
 					return hist__td_err(td, -HIST_EINVAL,
 							    "CPU %u chunk %llu at offset %llu: size %u is not a whole number of %u-byte pages",
@@ -759,21 +806,24 @@ static int setup_cpus(struct open_ctx *c, int compressed)
 			}
 			s->compressed = 1;
 			s->off = e->off + 4;
-			s->nr_chunks = nr;
+			s->nr_chunks = (uint32_t)n;
 			s->size = pos - s->off;
 		} else {
-			if (e->size > td->map_len - e->off)
-				return hist__td_err(td, -HIST_EINVAL,
-						    "truncated CPU %u data at offset %llu (%llu bytes, %llu in the file)",
-						    e->cpu, (unsigned long long)e->off,
-						    (unsigned long long)e->size,
-						    (unsigned long long)(td->map_len - e->off));
 			if (e->size % ps)
 				return hist__td_err(td, -HIST_EINVAL,
 						    "CPU %u data at offset %llu: %llu bytes is not a whole number of %u-byte pages",
 						    e->cpu, (unsigned long long)e->off,
 						    (unsigned long long)e->size, ps);
 			s->size = e->size;
+			if (e->size > td->map_len - e->off) {
+				/* the whole pages that made it */
+				snprintf(s->cut, sizeof(s->cut),
+					 "truncated CPU %u data at offset %llu (%llu bytes, %llu in the file)",
+					 e->cpu, (unsigned long long)e->off,
+					 (unsigned long long)e->size,
+					 (unsigned long long)(td->map_len - e->off));
+				s->size = (td->map_len - e->off) / ps * ps;
+			}
 		}
 		td->nr_streams++;
 	}
@@ -783,7 +833,8 @@ lost:
 		td->nr_cpus = max_cpu + 1;
 	td->nr_lost = td->nr_cpus;
 	td->lost = calloc(td->nr_lost ? td->nr_lost : 1, sizeof(*td->lost));
-	if (!td->lost)
+	td->lost_unknown = calloc(td->nr_lost ? td->nr_lost : 1, sizeof(*td->lost_unknown));
+	if (!td->lost || !td->lost_unknown)
 		return hist__td_err(td, -HIST_ENOMEM, "out of memory");
 	return 0;
 }
@@ -855,6 +906,80 @@ static int open_v6(struct open_ctx *c, struct rd *r)
 	return setup_cpus(c, 0);
 }
 
+static uint64_t page_up(uint64_t v, uint32_t ps)
+{
+	return (v + ps - 1) / ps * ps;
+}
+
+/*
+ * trace-cmd 3.x writes the BUFFER option, the only map of the CPU data,
+ * in an options section after the data: a recording cut short loses it.
+ * The data keeps its own layout, though: each CPU's chunks (u32 count,
+ * then u32 compressed size, u32 size, a zstd frame each) start at the
+ * next host page after the previous CPU's, in CPU order, from the first
+ * page of the buffer section's body.  Take the CPUs that layout shows
+ * (up to the CPUCOUNT option) and say that they were inferred.  0 if some
+ * were found.
+ */
+static int recover_buffer(struct open_ctx *c)
+{
+	struct hist_tracedat *td = c->td;
+	uint32_t ps = td->host_page_size, i, n = 0, want = c->cpucount;
+	const struct section *bs = NULL;
+	uint64_t pos;
+
+	for (i = 0; i < c->nr_secs && !bs; i++)
+		if (c->secs[i].id == OPT_BUFFER && (c->secs[i].flags & SEC_COMPRESSED))
+			bs = &c->secs[i];
+	if (!bs || !want || want > MAX_CPUS || ps < 512 || ps > MAX_PAGE_SIZE ||
+	    set_page_size(td, ps))
+		return -1;
+	c->cpus = calloc(want, sizeof(*c->cpus));
+	if (!c->cpus)
+		return -1;
+	pos = page_up(bs->off + 16, ps);
+	for (i = 0; i < want && pos + 4 <= td->map_len; i++) {
+		uint32_t nr = hist__get32(td->map + pos, td->big_endian), k;
+		uint64_t p = pos + 4;
+
+		for (k = 0; k < nr && td->map_len - p >= 12; k++) {
+			uint32_t clen = hist__get32(td->map + p, td->big_endian);
+			uint32_t ulen = hist__get32(td->map + p + 4, td->big_endian);
+
+			/* a zstd frame starts with its magic, 28 b5 2f fd */
+			if (!ulen || ulen % ps || ulen > MAX_CHUNK_BYTES ||
+			    memcmp(td->map + p + 8, "\x28\xb5\x2f\xfd", 4))
+				break;
+			p += 8 + (uint64_t)clen;
+			if (p > td->map_len)
+				break;	/* setup_cpus() reports the cut chunk */
+		}
+		if (k < nr && p <= td->map_len && td->map_len - p >= 12)
+			break;		/* not chunks: the layout guess is wrong */
+		c->cpus[n].cpu = i;
+		c->cpus[n].off = pos;
+		c->cpus[n].size = p - pos;
+		n++;
+		if (p >= td->map_len)
+			break;
+		pos = page_up(p, ps);
+	}
+	if (!n) {
+		free(c->cpus);
+		c->cpus = NULL;
+		return -1;
+	}
+	c->nr_cpus = n;
+	{
+		size_t l = strlen(td->damage);
+
+		snprintf(td->damage + l, sizeof(td->damage) - l,
+			 "; the BUFFER option went with it: the data of %u CPU%s found by its layout",
+			 n, n == 1 ? "" : "s");
+	}
+	return 0;
+}
+
 static int open_v7(struct open_ctx *c, struct rd *r)
 {
 	struct hist_tracedat *td = c->td;
@@ -886,6 +1011,8 @@ static int open_v7(struct open_ctx *c, struct rd *r)
 	    (ret = load_meta_section(c, OPT_PRINTK, "printk", parse_printk, 0)) ||
 	    (ret = load_meta_section(c, OPT_CMDLINES, "command lines", parse_cmdlines, 0)))
 		return ret;
+	if (!c->have_buffer && c->cut_at && td->zstd && recover_buffer(c) == 0)
+		return setup_cpus(c, 1);
 	if (!c->have_buffer) {
 		if (c->have_text_buffer)
 			return hist__td_err(td, -HIST_EINVAL,
@@ -980,7 +1107,12 @@ static struct hist_tracedat *finish_open(struct hist_tracedat *td, char *errbuf,
 					 size_t errlen)
 {
 	if (parse_file(td) || hist__streams_start(td)) {
-		hist__msg(errbuf, errlen, "%s", td->err);
+		/* what the cut took explains what is missing */
+		if (td->damage[0])
+			hist__msg(errbuf, errlen, "%s (the file is cut short: %s)", td->err,
+				  td->damage);
+		else
+			hist__msg(errbuf, errlen, "%s", td->err);
 		hist_tracedat_close(td);
 		return NULL;
 	}
