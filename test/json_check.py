@@ -162,12 +162,20 @@ def main():
         return 1
     top = {"events"}
     if a.replay:
-        top = {"libhist", "trace", "records", "events", "error_log"}
+        top = {"libhist", "trace", "records", "events", "error_log", "lost",
+               "damage"}
     elif a.live:
         top = {"libhist", "elapsed", "final", "records", "lost", "events"}
     elif a.malloc:
         top = {"libhist", "program", "events"}
     check_keys("document", doc, top, sorted(top))
+    if a.replay and check_keys("lost", doc["lost"], {"total", "unknown", "cpus"},
+                               ["total", "unknown", "cpus"]):
+        for i, c in enumerate(doc["lost"]["cpus"]):
+            check_keys("lost.cpus[%d]" % i, c, {"cpu", "events", "unknown"},
+                       ["cpu", "events", "unknown"])
+        if sum(c["events"] for c in doc["lost"]["cpus"]) != doc["lost"]["total"]:
+            fail("lost", "per-CPU events do not add up to the total")
     hists = []
     for i, ev in enumerate(doc.get("events", [])):
         w = "events[%d]" % i
