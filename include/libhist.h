@@ -316,7 +316,39 @@ struct hist_ctx_opts {
 				   another reads */
 	uint32_t sums;		/* enum hist_sums: where the maps keep their
 				   sums (0: HIST_SUMS_AUTO) */
+	uint32_t kernel;	/* HIST_KERNEL(6, 1), HIST_KERNEL(6, 12), ...:
+				   accept, reject, log and print as that
+				   kernel does (hist_kernel_recorded());
+				   0: HIST_KERNEL_LATEST */
 };
+
+/*
+ * Kernel versions (hist_ctx_opts.kernel).  libhist reproduces the kernels
+ * it was measured on, Linux 6.1 and Linux 6.12: which commands they
+ * accept, their error texts and carets, what they log, how trigger info
+ * and entries print.  Any other version behaves as the nearest of those
+ * at or below it (6.6 as 6.1, 6.18 as 6.12; older ones as 6.1).
+ * HIST_KERNEL_LATEST is the newest language libhist knows: every command
+ * a measured kernel accepts (6.1's .percent/.graph on values too), logged
+ * and printed as the newest measured kernel does.
+ */
+#define HIST_KERNEL(major, minor) \
+	(((uint32_t)(major) << 16) | ((uint32_t)(minor) << 8))
+#define HIST_KERNEL_LATEST 0u
+
+/*
+ * Parse "latest", "6.12" or a kernel release ("6.12.95+deb12-amd64",
+ * uname -r) into *KERNEL.
+ * Context: any thread; never allocates.  Returns 0, or -HIST_EINVAL.
+ */
+int hist_kernel_parse(const char *text, uint32_t *kernel);
+
+/*
+ * The measured version whose behaviour KERNEL gets: HIST_KERNEL(6, 1),
+ * HIST_KERNEL(6, 12), or HIST_KERNEL_LATEST for HIST_KERNEL_LATEST.
+ * Context: any thread.
+ */
+uint32_t hist_kernel_recorded(uint32_t kernel);
 
 /*
  * Create a context: one trace instance (its events, triggers, error_log,

@@ -67,8 +67,8 @@ struct runner {
 	struct rules xfail, overrides;
 	int verbose;
 	int passed, failed, nr;
-	/* this pass's hist_ctx_opts.sums, and what its lines say */
-	uint32_t sums;
+	/* this pass's hist_ctx_opts.sums and .kernel, and what its lines say */
+	uint32_t sums, kernel;
 	const char *mode;
 };
 
@@ -598,6 +598,7 @@ static void run_case(struct casectx *c)
 	/* the workloads' `echo CMD >> trigger` act inside their write(2) */
 	ro.marker_sync = 1;
 	ro.sums = c->rn->sums;
+	ro.kernel = c->rn->kernel;
 	p = pathf(c->cdir, "trace.dat", NULL);
 	c->r = replay_open(p, &ro, err, sizeof(err));
 	free(p);
@@ -883,9 +884,10 @@ static void load_set_xfail(const char *base, const char *setdir,
 static const struct conf_set {
 	const char *dir;
 	const char *kernel;	/* what the lines say */
+	uint32_t version;	/* hist_ctx_opts.kernel */
 } sets[] = {
-	{ "cases", "6.1" },
-	{ "cases-6.12", "6.12" },
+	{ "cases", "6.1", HIST_KERNEL(6, 1) },
+	{ "cases-6.12", "6.12", HIST_KERNEL(6, 12) },
 };
 
 int main(int argc, char **argv)
@@ -918,6 +920,7 @@ int main(int argc, char **argv)
 		}
 		nsets++;
 		load_set_xfail(base, sets[si].dir, &rn.xfail);
+		rn.kernel = sets[si].version;
 		for (pass = 0; pass < 2; pass++) {
 			rn.sums = pass ? HIST_SUMS_SHARED : HIST_SUMS_AUTO;
 			snprintf(mode, sizeof(mode), " [%s%s]", sets[si].kernel,

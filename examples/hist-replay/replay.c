@@ -51,6 +51,7 @@ struct replay {
 	hist_ctx *ctx;
 	struct hist_host host;
 	struct replay_opts opts;
+	uint32_t kernel;	/* hist_ctx_opts.kernel in use */
 
 	struct slot *slots;
 	uint64_t *counts;
@@ -290,6 +291,37 @@ static uint32_t pid_offset(const struct hist_event_desc *d)
 	return f && f->size == 4 ? f->offset : 4;
 }
 
+/*
+ * The kernel version of UNAME, trace-cmd's uname option ("Linux HOST
+ * RELEASE MACHINE"...): its third word, else latest.
+ */
+static uint32_t uname_kernel(const char *uname)
+{
+	char rel[64];
+	uint32_t k;
+	size_t n;
+	int w;
+
+	for (w = 0; w < 2 && uname; w++) {
+		uname = strchr(uname, ' ');
+		if (uname)
+			uname++;
+	}
+	if (!uname)
+		return HIST_KERNEL_LATEST;
+	n = strcspn(uname, " ");
+	if (n >= sizeof(rel))
+		return HIST_KERNEL_LATEST;
+	memcpy(rel, uname, n);
+	rel[n] = 0;
+	return hist_kernel_parse(rel, &k) ? HIST_KERNEL_LATEST : k;
+}
+
+uint32_t replay_kernel(const struct replay *r)
+{
+	return r->kernel;
+}
+
 struct replay *replay_open(const char *path, const struct replay_opts *opts,
 			   char *err, size_t errlen)
 {
@@ -392,6 +424,10 @@ struct replay *replay_open(const char *path, const struct replay_opts *opts,
 	copts.max_map_bits = r->opts.max_map_bits;
 	copts.sums = r->opts.sums;
 	copts.nr_cpus = hist_tracedat_nr_cpus(r->td);
+	copts.kernel = r->opts.kernel;
+	if (copts.kernel == REPLAY_KERNEL_AUTO)
+		copts.kernel = uname_kernel(hist_tracedat_uname(r->td));
+	r->kernel = copts.kernel;
 	r->ctx = hist_ctx_create(&r->host, &copts, &e);
 	if (!r->ctx) {
 		snprintf(err, errlen, "cannot create the libhist context: %s",

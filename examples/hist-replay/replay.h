@@ -30,6 +30,9 @@ struct replay_opts {
 	uint32_t max_map_bits;
 	/* hist_ctx_opts.sums: enum hist_sums (0: auto) */
 	uint32_t sums;
+	/* hist_ctx_opts.kernel (0: latest), or REPLAY_KERNEL_AUTO: the
+	   version the recording's uname option names, else latest */
+	uint32_t kernel;
 	/*
 	 * When a write is attached to a trace_marker line (see
 	 * replay_at_marker()), apply it at the marker (0), or (1) at the
@@ -65,11 +68,15 @@ typedef void (*replay_write_cb)(void *arg, const struct replay_write_res *res);
  * Open PATH and create the context.  NULL with a message (with the byte
  * offset for a corrupt file) in ERR.
  */
+#define REPLAY_KERNEL_AUTO UINT32_MAX
+
 struct replay *replay_open(const char *path, const struct replay_opts *opts,
 			   char *err, size_t errlen);
 void replay_close(struct replay *r);
 
 hist_ctx *replay_ctx(struct replay *r);
+/* The hist_ctx_opts.kernel the replay runs with (AUTO resolved). */
+uint32_t replay_kernel(const struct replay *r);
 struct hist_tracedat *replay_tracedat(struct replay *r);
 
 /*

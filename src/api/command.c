@@ -6,6 +6,7 @@
  * (core/trigger.c), which publish it to the hits.
  */
 #include "api/api.h"
+#include "common/kversion.h"
 #include "filter/filter.h"
 #include "parse/parse.h"
 #include "common/fmt.h"
@@ -80,8 +81,13 @@ static int set_trigger_filter(struct hist__trigger *t, const char *filter,
 	if (!filter)
 		return 0;
 	t->filter = hist__filter_compile(t->ev, filter, n, &fe);
-	if (!t->filter)
+	if (!t->filter) {
+		if (fe.code != -HIST_ENOMEM &&
+		    hist__kv_new(t->ev->ctx->opts.kernel, HIST__KV_TRIGGER_FILTER_LOG))
+			hist__errlog_add(t->ev->ctx, "event filter parse error",
+					 filter, n, fe.msg, fe.pos);
 		return fe.code ? fe.code : -HIST_EINVAL;
+	}
 	t->filter_text = hist__strndup(filter, n);
 	return t->filter_text ? 0 : -HIST_ENOMEM;
 }

@@ -89,6 +89,7 @@ int hist__ctx_add_event(struct hist_ctx *ctx, const struct hist_event_desc *desc
 
 	if (!ev)
 		return -HIST_ENOMEM;
+	ev->kernel = ctx->opts.kernel;
 	/* Append: listing order follows definition order. */
 	for (pp = &ctx->events; *pp; pp = &(*pp)->next)
 		;

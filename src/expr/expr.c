@@ -10,6 +10,7 @@
  * every rejected expression, and every caret, is the kernel's.
  */
 #include "expr/expr.h"
+#include "common/kversion.h"
 
 #define DIV_SHIFT 20
 
@@ -348,6 +349,34 @@ static bool int_size_ok(uint32_t size)
 }
 
 /* Modifier text after the first '.' of an atom. */
+/* The kernel version whose language this command is parsed in. */
+static uint32_t fc_kernel(const struct hist__fctx *fc)
+{
+	return fc->ev->kernel;
+}
+
+/*
+ * True, with the error set, when the context's kernel rejects ROW in the
+ * atom NAME (NLEN bytes) with modifier MOD (MLEN bytes, or NULL).
+ */
+static bool kv_rejects(struct hist__fctx *fc, enum hist__kv_row row,
+		       const char *name, size_t nlen, const char *mod, size_t mlen)
+{
+	const struct hist__kv_cell *c = hist__kv(fc_kernel(fc), row);
+
+	if (c->how == HIST__KV_REJECT_SILENT) {
+		set_err(fc, -HIST_EINVAL, -1, NULL, 0);
+		return true;
+	}
+	if (c->how != HIST__KV_REJECT)
+		return false;
+	if (c->at == HIST__KV_AT_MODIFIER && mod)
+		set_err(fc, -HIST_EINVAL, c->msg, mod, mlen);
+	else
+		set_err(fc, -HIST_EINVAL, c->msg, name, nlen);
+	return true;
+}
+
 static int parse_modifier(struct hist__fctx *fc, const char *name, size_t nlen,
 			  const char *mod, size_t mlen, uint32_t *flags,
 			  uint64_t *bucket)
@@ -366,8 +395,11 @@ static int parse_modifier(struct hist__fctx *fc, const char *name, size_t nlen,
 		*flags |= HIST__F_LOG2;
 	else if (span_eq(mod, mlen, "usecs"))
 		*flags |= HIST__F_TIMESTAMP_USECS;
-	else if (span_eq(mod, mlen, "stacktrace"))
+	else if (span_eq(mod, mlen, "stacktrace")) {
+		if (kv_rejects(fc, HIST__KV_STACKTRACE_MOD, name, nlen, mod, mlen))
+			return -1;
 		*flags |= HIST__F_STACKTRACE;
+	}
 	else if (mlen >= 6 && !memcmp(mod, "bucket", 6)) {
 		size_t i = 6;
 		uint64_t b;
@@ -437,11 +469,20 @@ static struct hist__field *parse_plain(struct hist__fctx *fc, const char *s,
 		f->size = 4;
 		f->type = hist__strdup("unsigned int");
 	} else if (span_eq(s, nlen, "hitcount")) {
+		if (flags && kv_rejects(fc, HIST__KV_HITCOUNT_MOD, s, nlen,
+					dot + 1, n - nlen - 1)) {
+			hist__field_free(f);
+			return NULL;
+		}
 		f->flags |= HIST__F_HITCOUNT;
 		f->fn = ev_counter;
 		f->size = 8;
 		f->type = hist__strdup("u64");
 	} else if (span_eq(s, nlen, "common_stacktrace")) {
+		if (kv_rejects(fc, HIST__KV_COMMON_STACKTRACE, s, nlen, NULL, 0)) {
+			hist__field_free(f);
+			return NULL;
+		}
 		f->flags |= HIST__F_STACKTRACE;
 		f->size = HIST__STACK_MAX * 8;
 		f->type = hist__strdup("unsigned long[]");
@@ -489,6 +530,18 @@ static struct hist__field *parse_plain(struct hist__fctx *fc, const char *s,
 		f->size = 4;
 		f->type = hist__strdup("unsigned int");
 	} else if (span_eq(s, nlen, "stacktrace") || span_eq(s, nlen, "STACKTRACE")) {
+		if (!(fc->flags & HIST__F_KEY) &&
+		    kv_rejects(fc, HIST__KV_STACKTRACE_NOT_KEY, s, nlen, NULL, 0)) {
+			hist__field_free(f);
+			return NULL;
+		}
+		if ((fc->flags & HIST__F_KEY) &&
+		    hist__kv_new(fc_kernel(fc), HIST__KV_STACKTRACE_LABEL)) {
+			hist__free(f->name);
+			f->name = hist__strdup("common_stacktrace");
+			if (!f->name)
+				goto nomem;
+		}
 		f->flags |= HIST__F_STACKTRACE;
 		f->size = HIST__STACK_MAX * 8;
 		f->type = hist__strdup("unsigned long[]");

@@ -9,6 +9,7 @@
  * the echoed command (hist__perr.tok, resolved by the caller).
  */
 #include "parse/parse.h"
+#include "common/kversion.h"
 #include "actions/actions.h"
 #include "filter/filter.h"
 
@@ -113,7 +114,7 @@ static int parse_assignment(struct attrs *a, const char *s, size_t n,
 }
 
 static int parse_attrs(struct attrs *a, const char *s, size_t n,
-		       uint32_t max_bits, struct hist__perr *e)
+		       const struct hist_ctx_opts *o, struct hist__perr *e)
 {
 	const char *end = s + n;
 
@@ -129,8 +130,9 @@ static int parse_attrs(struct attrs *a, const char *s, size_t n,
 				perr(e, -HIST_EINVAL, HIST_ERR_EMPTY_ASSIGNMENT, s, len);
 				return -HIST_EINVAL;
 			}
-			ret = parse_assignment(a, s, len, max_bits, e);
-		} else if (eq(s, len, "nohitcount") || eq(s, len, "NOHC")) {
+			ret = parse_assignment(a, s, len, o->max_map_bits, e);
+		} else if ((eq(s, len, "nohitcount") || eq(s, len, "NOHC")) &&
+			   hist__kv_new(o->kernel, HIST__KV_NOHITCOUNT)) {
 			a->nohitcount = true;
 		} else if (eq(s, len, "pause")) {
 			a->pause = true;
@@ -226,6 +228,8 @@ static int check_val_modifiers(struct hist__fctx *fc, struct hist__field *f,
 {
 	uint32_t bad = HIST__F_BUCKET | HIST__F_LOG2;
 
+	const struct hist__kv_cell *kv;
+
 	if (is_var)
 		bad |= HIST__F_GRAPH | HIST__F_PERCENT;
 	else
@@ -233,6 +237,13 @@ static int check_val_modifiers(struct hist__fctx *fc, struct hist__field *f,
 		       HIST__F_STACKTRACE;
 	if (f->flags & bad) {
 		perr(fc->err, -HIST_EINVAL, HIST_ERR_BAD_FIELD_MODIFIER, s, n);
+		return -HIST_EINVAL;
+	}
+	kv = hist__kv(fc->ev->kernel, HIST__KV_VAL_PERCENT);
+	if (!is_var && (f->flags & (HIST__F_GRAPH | HIST__F_PERCENT)) &&
+	    kv->how == HIST__KV_REJECT) {
+		/* the caret at the value, as for the modifiers above */
+		perr(fc->err, -HIST_EINVAL, kv->msg, s, n);
 		return -HIST_EINVAL;
 	}
 	return 0;
@@ -547,7 +558,7 @@ int hist__hist_parse(struct hist_event *ev, const char *params, size_t n,
 		if (!memcmp(work + i, ".sym-offset", 11))
 			work[i + 4] = 'X';
 
-	ret = parse_attrs(&a, work, attr_n, ctx->opts.max_map_bits, e);
+	ret = parse_attrs(&a, work, attr_n, &ctx->opts, e);
 	if (ret)
 		goto fail;
 

@@ -41,6 +41,8 @@ struct hist__rec {
 struct hist_event {
 	struct hist_ctx *ctx;
 	const struct hist_host *host;	/* the context's callbacks */
+	uint32_t kernel;		/* the context's hist_ctx_opts.kernel, for
+					   the layers below core/ */
 	struct hist_event_desc desc;	/* strings and fields owned here */
 	struct hist_field_desc *fields;
 	int32_t common_pid;		/* index of common_pid, or -1 */
