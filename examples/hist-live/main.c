@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,6 +53,9 @@ static const char usage_text[] =
 	"                        instance (the files changed are restored)\n"
 	"      --tracefs DIR     tracefs is at DIR (default: the mounted one,\n"
 	"                        else it is mounted on /sys/kernel/tracing)\n"
+	"      --kernel VERSION  accept, reject, log and print as Linux VERSION\n"
+	"                        does: 6.1, 6.12 or latest (default: the\n"
+	"                        running kernel's version)\n"
 	"  -q, --quiet           no progress messages on standard error\n"
 	"  -h, --help            this text\n"
 	"      --version         print the version\n"
@@ -61,7 +65,7 @@ static const char usage_text[] =
 	"or a tracing error; 3 tracing is not available here (no tracefs, not\n"
 	"permitted).\n";
 
-enum { OPT_JSON = 256, OPT_TOP, OPT_TRACEFS, OPT_VERSION };
+enum { OPT_JSON = 256, OPT_TOP, OPT_TRACEFS, OPT_VERSION, OPT_KERNEL };
 
 static const struct option long_opts[] = {
 	{ "trigger", required_argument, NULL, 't' },
@@ -74,6 +78,7 @@ static const struct option long_opts[] = {
 	{ "buffer-kb", required_argument, NULL, 'b' },
 	{ "top", no_argument, NULL, OPT_TOP },
 	{ "tracefs", required_argument, NULL, OPT_TRACEFS },
+	{ "kernel", required_argument, NULL, OPT_KERNEL },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -99,6 +104,7 @@ struct state {
 	pid_t child;
 	int rejected;
 	double start;
+	const char *kernel;	/* --kernel, or NULL: the running kernel's */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -421,6 +427,20 @@ static int loop(struct state *st, char **argv)
 	return ring_drain(st->ring, 1, feed, st) < 0 ? -1 : 0;
 }
 
+/* --kernel's TEXT, else the running kernel's release (uname -r), else
+ * latest. */
+static uint32_t kernel_version(const char *text)
+{
+	struct utsname u;
+	uint32_t k;
+
+	if (text)
+		return hist_kernel_parse(text, &k) ? HIST_KERNEL_LATEST : k;
+	if (uname(&u) || hist_kernel_parse(u.release, &k))
+		return HIST_KERNEL_LATEST;
+	return k;
+}
+
 static int parse_args(struct state *st, int argc, char **argv)
 {
 	int c;
@@ -467,6 +487,17 @@ static int parse_args(struct state *st, int argc, char **argv)
 		case OPT_TRACEFS:
 			st->tracefs = optarg;
 			break;
+		case OPT_KERNEL: {
+			uint32_t k;
+
+			if (hist_kernel_parse(optarg, &k)) {
+				fprintf(stderr, PROG ": --kernel wants 6.1, 6.12, "
+					"latest or a version X.Y, got '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			st->kernel = optarg;
+			break;
+		}
 		case 'q':
 			st->quiet = 1;
 			break;
@@ -522,6 +553,7 @@ int main(int argc, char **argv)
 	st.host = host_create(&st.tfs);
 	memset(&opts, 0, sizeof(opts));
 	opts.nr_cpus = (uint32_t)sysconf(_SC_NPROCESSORS_CONF);
+	opts.kernel = kernel_version(st.kernel);
 	if (st.host) {
 		host_fill(st.host, &host);
 		st.ctx = hist_ctx_create(&host, &opts, &ret);

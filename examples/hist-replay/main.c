@@ -57,6 +57,10 @@ static const char usage_text[] =
 	"                        cpu up to the kernel's largest size=, shared past\n"
 	"                        it), per-cpu, or shared (once per entry, as the\n"
 	"                        kernel does); the output is the same\n"
+	"      --kernel VERSION  accept, reject, log and print as Linux VERSION\n"
+	"                        does: 6.1, 6.12 or latest (another X.Y behaves\n"
+	"                        as the nearest of them below it); default: the\n"
+	"                        recording's kernel (its uname), else latest\n"
 	"      --json            print the histograms as JSON instead of the\n"
 	"                        kernel's text (with -o: DIR/hist.json)\n"
 	"  -h, --help            this text\n"
@@ -85,6 +89,7 @@ enum {
 	OPT_MARKER_SYNC,
 	OPT_MAP_BITS,
 	OPT_SUMS,
+	OPT_KERNEL,
 };
 
 static const struct option long_opts[] = {
@@ -97,6 +102,7 @@ static const struct option long_opts[] = {
 	{ "marker-sync", no_argument, NULL, OPT_MARKER_SYNC },
 	{ "map-bits", required_argument, NULL, OPT_MAP_BITS },
 	{ "sums", required_argument, NULL, OPT_SUMS },
+	{ "kernel", required_argument, NULL, OPT_KERNEL },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -620,6 +626,7 @@ int main(int argc, char **argv)
 
 	memset(&st, 0, sizeof(st));
 	memset(&ro, 0, sizeof(ro));
+	ro.kernel = REPLAY_KERNEL_AUTO;
 	while ((c = getopt_long(argc, argv, "t:T:s:S:o:h", long_opts,
 				NULL)) != -1) {
 		const char *text;
@@ -677,6 +684,13 @@ int main(int argc, char **argv)
 			} else {
 				fprintf(stderr, PROG ": --sums wants auto, per-cpu or shared, "
 					"got '%s'\n", optarg);
+				goto out;
+			}
+			break;
+		case OPT_KERNEL:
+			if (hist_kernel_parse(optarg, &ro.kernel)) {
+				fprintf(stderr, PROG ": --kernel wants 6.1, 6.12, latest "
+					"or a version X.Y, got '%s'\n", optarg);
 				goto out;
 			}
 			break;
