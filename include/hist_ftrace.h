@@ -107,7 +107,10 @@ int hist_ftrace_page_next(struct hist_ftrace_page_iter *it,
  */
 struct hist_tracedat;
 
-/* Open and index PATH.  NULL with a message (and offset) in ERRBUF. */
+/*
+ * Open and index PATH.  NULL with a message (and offset) in ERRBUF.
+ * PATH may also be a perf.data (see "perf.data" below).
+ */
 struct hist_tracedat *hist_tracedat_open(const char *path, char *errbuf,
 					 size_t errlen);
 /* The same from memory (copied). */
@@ -243,6 +246,55 @@ long hist_ftrace_raw_walk(const struct hist_ftrace_page_fmt *fmt, const void *bu
 			  size_t len, uint32_t cpu,
 			  int (*cb)(void *arg, const struct hist_ftrace_record *rec),
 			  void *arg, char *errbuf, size_t errlen);
+
+/* ---- perf.data ------------------------------------------------------ */
+
+/*
+ * hist_tracedat_open() and hist_tracedat_open_mem() also take the
+ * perf.data of `perf record -e SYSTEM:EVENT ...`, written to a file or to
+ * a pipe (`perf record -o -`), plain or zstd-compressed (-z): the formats,
+ * printk formats and saved cmdlines come from its tracing data, the
+ * records are the RAW payloads of its tracepoint samples (other events are
+ * skipped), in time stamp order across CPUs as for a trace.dat, and its
+ * LOST and LOST_SAMPLES records count in hist_tracedat_lost() and
+ * hist_tracedat_dropped().  perf stores no kallsyms: hist_tracedat_sym()
+ * finds nothing until hist_tracedat_set_kallsyms().  rec->file_offset is
+ * the sample's offset in the file (in the decompressed data for -z).
+ * Samples the reader cannot use, or a file cut short, are reported by
+ * hist_tracedat_next() once, after every good record.
+ */
+
+/* "trace.dat", "perf.data" or "perf.data (pipe)". */
+const char *hist_tracedat_format(const struct hist_tracedat *td);
+
+/*
+ * Kernel frames of the callchain (perf record -g) of the record
+ * hist_tracedat_next() returned last, innermost first, at most MAX of
+ * them: their number, or -1 when the recording has no callchains at all
+ * (a trace.dat, whose stacks are ftrace:kernel_stack records of their own).
+ */
+int hist_tracedat_stack(const struct hist_tracedat *td, uint64_t *ips, unsigned max);
+
+/*
+ * The comm of task PID at time TS as perf's COMM and FORK records tell it
+ * (perf.data only): 1 and COMM, or 0 if they say nothing about PID then
+ * (fall back to hist_tracedat_cmdline()).  Read-only: any thread.
+ */
+int hist_tracedat_comm_at(const struct hist_tracedat *td, int32_t pid, uint64_t ts,
+			  char comm[16]);
+
+/*
+ * 1 if a tracepoint was sampled (perf record -F, or -c N with N > 1):
+ * the records are then a sample of the hits, not every hit.
+ */
+int hist_tracedat_sampled(const struct hist_tracedat *td);
+
+/*
+ * Use LEN bytes of /proc/kallsyms text for hist_tracedat_sym() when the
+ * recording carries none (perf.data).  0, -HIST_EEXIST if it has its own,
+ * or -HIST_ENOMEM.  Call before the lookups are shared with other threads.
+ */
+int hist_tracedat_set_kallsyms(struct hist_tracedat *td, const char *text, size_t len);
 
 #ifdef __cplusplus
 }

@@ -8,4 +8,5 @@
  */
 #include "../examples/hist-replay/replay.c"
 #include "../examples/hist-replay/comm.c"
+#include "../examples/hist-replay/perf.c"
 #include "../examples/hist-replay/syscalls_x86_64.c"

@@ -63,6 +63,7 @@ struct replay {
 	struct replay_hist_db *db;
 	int db_tried;
 	int warned_stack, warned_clock;
+	int syms_tried;
 
 	struct target_ev *evs;
 	size_t nr_evs, evs_cap;
@@ -176,6 +177,9 @@ void replay_comm_at(struct replay *r, int32_t pid, uint64_t idx, char comm[16])
 		memcpy(comm, "<idle>", 7);
 		return;
 	}
+	/* perf.data: its COMM and FORK records tell it at the record's time */
+	if (hist_tracedat_comm_at(r->td, pid, r->cur_ts, comm))
+		return;
 	db = get_db(r);
 	if (db && replay_db_comm(db, pid, idx, comm))
 		return;
@@ -196,6 +200,10 @@ static int cb_sym(void *data, uint64_t addr, int with_offset, char *buf,
 {
 	struct replay *r = data;
 
+	if (!r->syms_tried) {
+		r->syms_tried = 1;
+		replay_perf_kallsyms(r->td, r->path, r->opts.warn);
+	}
 	return hist_tracedat_sym(r->td, addr, with_offset, buf, len);
 }
 
@@ -203,14 +211,18 @@ static unsigned cb_stacktrace(void *data, const struct hist_hit *hit,
 			      uint64_t *ips, unsigned max)
 {
 	struct replay *r = data;
-	struct replay_hist_db *db = get_db(r);
+	struct replay_hist_db *db;
+	int n = hist_tracedat_stack(r->td, ips, max);
 
 	(void)hit;
+	if (n >= 0)
+		return (unsigned)n;	/* perf.data recorded with -g */
+	db = get_db(r);
 	if (db && !replay_db_has_stacks(db) && r->opts.warn && !r->warned_stack) {
 		r->warned_stack = 1;
 		fprintf(stderr, "hist-replay: %s: warning: the recording has no "
-			"kernel stacks (record with options/stacktrace=1): "
-			"stacktrace keys are empty\n", r->path);
+			"kernel stacks (record with options/stacktrace=1, or "
+			"perf record -g): stacktrace keys are empty\n", r->path);
 	}
 	return db ? replay_db_stack(db, r->idx, ips, max) : 0;
 }
@@ -348,6 +360,9 @@ struct replay *replay_open(const char *path, const struct replay_opts *opts,
 		replay_close(r);
 		return NULL;
 	}
+	if (r->opts.warn && hist_tracedat_sampled(r->td))
+		fprintf(stderr, "hist-replay: %s: warning: perf sampled the tracepoints "
+			"(-F or -c N): hitcounts count samples, not hits\n", path);
 	n = hist_tracedat_nr_events(r->td);
 	for (i = 0; i < n; i++) {
 		fe = hist_tracedat_event(r->td, i);

@@ -154,6 +154,9 @@ int replay_db_has_stacks(const struct replay_hist_db *db);
 /* records of event ID in the whole recording */
 uint64_t replay_db_count(const struct replay_hist_db *db, uint32_t id);
 
+/* perf.data: load kallsyms for symbol keys (perf.c; no-op on trace.dat) */
+void replay_perf_kallsyms(struct hist_tracedat *td, const char *path, int warn);
+
 /* A growable text buffer and a hist_write_fn that appends to it. */
 struct replay_buf {
 	char *s;

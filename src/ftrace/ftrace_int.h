@@ -11,6 +11,7 @@
  *   lookup.c    read-only queries over an opened trace.dat
  *   stream.c    per-CPU record streams (zstd chunks) and their merge
  *   prefetch.c  a worker thread that decompresses chunks ahead
+ *   perf.c      perf.data (file and pipe mode) behind the same hist_tracedat
  *
  * Everything read from a file is untrusted.  Multi-byte numbers are read
  * byte by byte in the file's order, so alignment and host byte order never
@@ -317,6 +318,7 @@ struct hist_tracedat {
 	struct hist__prefetch *pf;	/* decompression worker, or NULL */
 	int prefetch;		/* use one when there are zstd chunks */
 	int iterating;		/* records taken since open/rewind */
+	struct hist__perf *perf;	/* a perf.data: records come from perf.c */
 
 	/* Open found the file cut short or damaged in a way that still left
 	 * records to read: reported by hist_tracedat_next() after the last
@@ -352,5 +354,26 @@ int hist__prefetch_start(struct hist_tracedat *td) HIST__INTERNAL;
 int hist__prefetch_take(struct hist_tracedat *td, struct hist__stream *s) HIST__INTERNAL;
 void hist__prefetch_reset(struct hist_tracedat *td) HIST__INTERNAL;
 void hist__prefetch_stop(struct hist_tracedat *td) HIST__INTERNAL;
+
+
+/* ---- perf.data (perf.c) ------------------------------------------------ */
+
+/* The perf.data magic (either byte order) starts B. */
+int hist__perf_is(const uint8_t *b, size_t len) HIST__INTERNAL;
+/* Parse td->map as perf.data: formats and names into TD, the records
+ * indexed.  0, or a negative errno with td->err set. */
+int hist__perf_open(struct hist_tracedat *td) HIST__INTERNAL;
+void hist__perf_reset(struct hist_tracedat *td) HIST__INTERNAL;
+int hist__perf_next(struct hist_tracedat *td, struct hist_ftrace_record *rec) HIST__INTERNAL;
+int hist__perf_peek_cpu(const struct hist_tracedat *td, uint32_t cpu,
+			struct hist_ftrace_record *rec) HIST__INTERNAL;
+void hist__perf_free(struct hist_tracedat *td) HIST__INTERNAL;
+/*
+ * perf's tracing data (LEN bytes at P, BASE its file offset for
+ * messages): the items of a trace.dat v6 head, from the magic to the
+ * saved cmdlines.  0, or a negative errno with td->err set.
+ */
+int hist__td_parse_tracing_data(struct hist_tracedat *td, const uint8_t *p, size_t len,
+				uint64_t base) HIST__INTERNAL;
 
 #endif

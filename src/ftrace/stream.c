@@ -183,6 +183,8 @@ int hist__streams_start(struct hist_tracedat *td)
 		memset(td->lost, 0, td->nr_lost * sizeof(*td->lost));
 	if (td->lost_unknown)
 		memset(td->lost_unknown, 0, td->nr_lost * sizeof(*td->lost_unknown));
+	if (td->perf)
+		hist__perf_reset(td);
 	return 0;
 }
 
@@ -240,6 +242,8 @@ int hist_tracedat_next(struct hist_tracedat *td, struct hist_ftrace_record *rec)
 	struct hist__stream *s;
 	int r;
 
+	if (td->perf)
+		return hist__perf_next(td, rec);
 	if (hist__unlikely(td->pending_err)) {
 		r = td->pending_err;
 		td->pending_err = 0;
@@ -298,6 +302,8 @@ int hist_tracedat_peek_cpu(const struct hist_tracedat *td, uint32_t cpu,
 {
 	uint32_t i;
 
+	if (td->perf)
+		return hist__perf_peek_cpu(td, cpu, rec);
 	for (i = 0; i < td->nr_heap; i++) {
 		if (td->heap[i]->cpu == cpu) {
 			*rec = td->heap[i]->rec;

@@ -1060,6 +1060,36 @@ static int build_id_index(struct hist_tracedat *td)
 	return 0;
 }
 
+int hist__td_parse_tracing_data(struct hist_tracedat *td, const uint8_t *p, size_t len,
+				uint64_t base)
+{
+	struct rd r;
+	const char *ver;
+	uint8_t endian, lsize;
+	uint32_t ps;
+	int ret;
+
+	rd_init(&r, td, p, len, base, NULL);
+	if (rd_lit(&r, "\x17\x08\x44tracing", 10, "tracing data magic") ||
+	    rd_cstr(&r, &ver, "tracing data version") ||
+	    rd_u8(&r, &endian, "endianness") || rd_u8(&r, &lsize, "long size"))
+		return -HIST_EINVAL;
+	if (endian > 1)
+		return hist__td_err(td, -HIST_EINVAL, "bad endianness byte %u", endian);
+	td->big_endian = endian;
+	if (rd_u32(&r, &ps, "page size"))
+		return -HIST_EINVAL;
+	td->host_page_size = ps;
+	if ((ret = parse_header_info(&r)) || (ret = parse_ftrace_formats(&r)) ||
+	    (ret = parse_event_formats(&r)) || (ret = parse_kallsyms(&r)) ||
+	    (ret = parse_printk(&r)))
+		return ret;
+	/* saved cmdlines came with version 0.6 */
+	if (strcmp(ver, "0.5") && r.pos < r.len && (ret = parse_cmdlines(&r)))
+		return ret;
+	return 0;
+}
+
 static int parse_file(struct hist_tracedat *td)
 {
 	struct open_ctx c;
@@ -1073,6 +1103,10 @@ static int parse_file(struct hist_tracedat *td)
 
 	memset(&c, 0, sizeof(c));
 	c.td = td;
+	if (hist__perf_is(td->map, td->map_len)) {
+		ret = hist__perf_open(td);
+		return ret ? ret : build_id_index(td);
+	}
 	rd_init(&r, td, td->map, td->map_len, 0, NULL);
 	if (td->map_len < 10 || memcmp(td->map, "\x17\x08\x44tracing", 10))
 		return hist__td_err(td, -HIST_EINVAL, "not a trace.dat file (bad magic)");
@@ -1184,6 +1218,7 @@ void hist_tracedat_close(struct hist_tracedat *td)
 	if (!td)
 		return;
 	hist__streams_free(td);
+	hist__perf_free(td);
 	for (i = 0; i < td->nr_events; i++)
 		hist_ftrace_event_free(td->events[i]);
 	free(td->events);

@@ -1,0 +1,1421 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perf.data, as `perf record -e SYSTEM:EVENT` writes it, to a file (file
+ * mode: a header with attribute, data and feature sections) or to a pipe
+ * (pipe mode: a 16-byte header, then one stream of records in which the
+ * attributes, the tracing data and the features travel as records of
+ * their own).  Both end up as the same hist_tracedat: the event formats,
+ * saved cmdlines and printk formats come from the tracing-data blob,
+ * which holds the same items as a trace.dat v6 head (tracedat.c parses
+ * it), and the records are the RAW payloads of the tracepoint samples,
+ * which start with common_type exactly like a ring-buffer record.
+ *
+ * Opening makes one pass over the data: every tracepoint sample and every
+ * LOST/LOST_SAMPLES record is checked and its offset appended to the
+ * index of its CPU; COMM and FORK records go to a task-name timeline.
+ * perf record writes each CPU's mmap buffer in order, a round at a time
+ * (FINISHED_ROUND), so a CPU's records are already in time order in the
+ * file; a CPU whose records are not (per-thread recording, a sample
+ * written late) is sorted once, stably.  hist_tracedat_next() then merges
+ * the per-CPU indexes by time stamp as the trace.dat streams are merged:
+ * ties go to the lower CPU.
+ *
+ * Invariant: every index entry points at a record that was checked whole
+ * at open (size within the data, every field up to the RAW payload within
+ * the record), so the merge reads without checking again.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "ftrace_int.h"
+
+/* perf_event_attr.type, .sample_type and .read_format bits (uapi
+ * perf_event.h). */
+#define ATTR_TYPE_TRACEPOINT 2
+#define S_IP (1u << 0)
+#define S_TID (1u << 1)
+#define S_TIME (1u << 2)
+#define S_ADDR (1u << 3)
+#define S_READ (1u << 4)
+#define S_CALLCHAIN (1u << 5)
+#define S_ID (1u << 6)
+#define S_CPU (1u << 7)
+#define S_PERIOD (1u << 8)
+#define S_STREAM_ID (1u << 9)
+#define S_RAW (1u << 10)
+#define S_IDENTIFIER (1u << 16)
+#define RF_ENABLED 1u
+#define RF_RUNNING 2u
+#define RF_ID 4u
+#define RF_GROUP 8u
+#define RF_LOST 16u
+
+/* Record types: the kernel's, then perf's own (64 and up). */
+enum {
+	R_LOST = 2,
+	R_COMM = 3,
+	R_EXIT = 4,
+	R_FORK = 7,
+	R_SAMPLE = 9,
+	R_LOST_SAMPLES = 13,
+	R_HEADER_ATTR = 64,
+	R_HEADER_TRACING_DATA = 66,
+	R_FINISHED_ROUND = 68,
+	R_ID_INDEX = 69,
+	R_HEADER_FEATURE = 80,
+	R_COMPRESSED = 81,
+};
+
+/* Feature bits of the file header (header.h numbering). */
+#define FEAT_TRACING_DATA 1
+#define FEAT_HOSTNAME 3
+#define FEAT_OSRELEASE 4
+#define FEAT_ARCH 6
+#define FEAT_NRCPUS 7
+#define FEAT_BITS 256
+
+/* Callchain context markers are the top 4095 values of a u64. */
+#define CTX_MAX ((uint64_t)-4095)
+#define CTX_KERNEL ((uint64_t)-128)
+
+/*
+ * An index entry: the record's offset in the data (bits 0-46), whether
+ * it is a LOST/LOST_SAMPLES record rather than a sample (bit 47) and its
+ * attribute (bits 48-63).  Offsets past the mapped file point into the
+ * decompressed buffer (perf record -z).
+ */
+#define E_OFF_MASK ((UINT64_C(1) << 47) - 1)
+#define E_LOST (UINT64_C(1) << 47)
+#define E_ATTR(e) ((uint32_t)((e) >> 48))
+#define MAX_ATTRS 65535u
+#define MAX_CPUS 65536u
+
+struct pattr {
+	uint64_t sample_type, read_format, period, config;
+	uint32_t type;
+	int freq, sample_id_all;
+	int clockid, use_clockid;
+	/* fixed offsets in a sample (from the record start), -1: absent */
+	int32_t s_tid, s_time, s_cpu, s_id;
+	uint32_t s_var;		/* where READ/CALLCHAIN/RAW start */
+	/* sample_id trailer of other records: offsets back from the end */
+	int32_t t_tid, t_time, t_cpu, t_id;
+	uint32_t t_size;
+	int feed;		/* tracepoint with RAW: its samples are records */
+};
+
+struct pid_ent {
+	int32_t pid;
+	int32_t parent;		/* FORK: the parent (ptid), else -1 */
+	uint64_t ts;
+	uint32_t seq;
+	char comm[16];
+	uint8_t exec;
+};
+
+struct pstream {
+	uint32_t cpu;
+	uint64_t *ent;
+	size_t n, cap, pos;
+	uint64_t ts;		/* time stamp of ent[pos] */
+	uint64_t drop_next;	/* lost before ent[pos] */
+};
+
+struct hist__perf {
+	int pipe;
+	int be;
+	const uint8_t *map;	/* td->map */
+	size_t map_len;
+	uint8_t *dbuf;		/* decompressed COMPRESSED records */
+	size_t dlen, dcap;
+	ZSTD_DStream *zs;
+	size_t dwalk;		/* dbuf walked up to here: a record may
+				   continue in the next compressed chunk */
+
+	struct pattr *attrs;
+	uint32_t nr_attrs;
+	/* id -> attr, open addressing; id 0 is never a key */
+	uint64_t *id_key;
+	uint32_t *id_val;
+	uint32_t id_cap, id_used;
+	int have_tracing_data;
+	int same_type;		/* every attr has attrs[0]'s sample_type */
+	int sampled;
+	char host[65], release[65], arch[33];	/* features, for td->uname */		/* a tracepoint attr samples (-F or -c N > 1) */
+
+	struct pstream *st;
+	uint32_t nr_st;
+	uint32_t *cpu_st;	/* cpu -> stream + 1, 0: none */
+	uint32_t nr_cpu_st;
+	struct pstream **heap;
+	uint32_t nr_heap;
+
+	struct pid_ent *pids;
+	size_t nr_pids, cap_pids;
+
+	/* the record returned last */
+	const uint8_t *chain;
+	uint32_t chain_nr;
+	int have_chains;
+
+	/* LOST_SAMPLES that perf record wrote at the end from the events'
+	 * lost counters (time 0): the losses LOST records already told */
+	uint64_t *late;
+	size_t nr_late, cap_late;
+	uint64_t nr_lost_recs;
+	uint64_t (*idx)[2];	/* ID_INDEX: id, cpu */
+	size_t nr_idx, cap_idx;
+
+	uint64_t nr_bad;	/* samples skipped at open */
+	char bad[200];		/* message for the first of them */
+	int bad_pending;
+	char trunc[200];	/* where the data stopped making sense */
+	int trunc_pending;
+};
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static int perr(struct hist_tracedat *td, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int perr(struct hist_tracedat *td, int code, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(td->err, sizeof(td->err), "perf.data: ");
+
+	va_start(ap, fmt);
+	vsnprintf(td->err + n, sizeof(td->err) - (size_t)n, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+static inline uint64_t g64(const struct hist__perf *p, const uint8_t *b)
+{
+	return hist__get64(b, p->be);
+}
+
+static inline uint32_t g32(const struct hist__perf *p, const uint8_t *b)
+{
+	return hist__get32(b, p->be);
+}
+
+static inline const uint8_t *at(const struct hist__perf *p, uint64_t off)
+{
+	return off < p->map_len ? p->map + off : p->dbuf + (off - p->map_len);
+}
+
+static int grow(void **ptr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap : 64;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	n = realloc(*ptr, ncap * elem);
+	if (!n)
+		return -1;
+	*ptr = n;
+	*cap = ncap;
+	return 0;
+}
+
+int hist__perf_is(const uint8_t *b, size_t len)
+{
+	return len >= 16 && (!memcmp(b, "PERFILE2", 8) || !memcmp(b, "2ELIFREP", 8));
+}
+
+/* ---- attributes ------------------------------------------------------- */
+
+/* Fixed offsets of a sample's fields and of the sample_id trailer. */
+static void attr_layout(struct pattr *a)
+{
+	uint64_t st = a->sample_type;
+	uint32_t pos = 8, t = 0;
+
+	a->s_tid = a->s_time = a->s_cpu = a->s_id = -1;
+	if (st & S_IDENTIFIER)
+		pos += 8;
+	if (st & S_IP)
+		pos += 8;
+	if (st & S_TID) {
+		a->s_tid = (int32_t)pos;
+		pos += 8;
+	}
+	if (st & S_TIME) {
+		a->s_time = (int32_t)pos;
+		pos += 8;
+	}
+	if (st & S_ADDR)
+		pos += 8;
+	if (st & S_ID) {
+		a->s_id = (int32_t)pos;
+		pos += 8;
+	}
+	if (st & S_STREAM_ID)
+		pos += 8;
+	if (st & S_CPU) {
+		a->s_cpu = (int32_t)pos;
+		pos += 8;
+	}
+	if (st & S_PERIOD)
+		pos += 8;
+	a->s_var = pos;
+
+	/* The trailer: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER, in that
+	 * order, ending at the record's end. */
+	a->t_tid = a->t_time = a->t_cpu = a->t_id = -1;
+	if (st & S_TID) {
+		a->t_tid = (int32_t)t;
+		t += 8;
+	}
+	if (st & S_TIME) {
+		a->t_time = (int32_t)t;
+		t += 8;
+	}
+	if (st & S_ID) {
+		a->t_id = (int32_t)t;
+		t += 8;
+	}
+	if (st & S_STREAM_ID)
+		t += 8;
+	if (st & S_CPU) {
+		a->t_cpu = (int32_t)t;
+		t += 8;
+	}
+	if (st & S_IDENTIFIER)
+		t += 8;
+	a->t_size = a->sample_id_all ? t : 0;
+	/* turn "from the trailer start" into "back from the end" */
+	if (a->t_tid >= 0)
+		a->t_tid = (int32_t)(t - (uint32_t)a->t_tid);
+	if (a->t_time >= 0)
+		a->t_time = (int32_t)(t - (uint32_t)a->t_time);
+	if (a->t_cpu >= 0)
+		a->t_cpu = (int32_t)(t - (uint32_t)a->t_cpu);
+	if (a->t_id >= 0)
+		a->t_id = (int32_t)(t - (uint32_t)a->t_id);
+	a->feed = a->type == ATTR_TYPE_TRACEPOINT && (st & S_RAW);
+}
+
+static int id_put(struct hist_tracedat *td, uint64_t id, uint32_t attr)
+{
+	struct hist__perf *p = td->perf;
+	uint32_t i, mask;
+
+	if (!id)
+		return 0;
+	if ((p->id_used + 1) * 2 > p->id_cap) {
+		uint32_t ncap = p->id_cap ? p->id_cap * 2 : 64, k;
+		uint64_t *nk = calloc(ncap, sizeof(*nk));
+		uint32_t *nv = calloc(ncap, sizeof(*nv));
+
+		if (!nk || !nv) {
+			free(nk);
+			free(nv);
+			return perr(td, -HIST_ENOMEM, "out of memory");
+		}
+		for (k = 0; k < p->id_cap; k++) {
+			if (!p->id_key[k])
+				continue;
+			for (i = (uint32_t)(p->id_key[k] * 0x9e3779b97f4a7c15ull >> 40) & (ncap - 1);
+			     nk[i]; i = (i + 1) & (ncap - 1))
+				;
+			nk[i] = p->id_key[k];
+			nv[i] = p->id_val[k];
+		}
+		free(p->id_key);
+		free(p->id_val);
+		p->id_key = nk;
+		p->id_val = nv;
+		p->id_cap = ncap;
+	}
+	mask = p->id_cap - 1;
+	for (i = (uint32_t)(id * 0x9e3779b97f4a7c15ull >> 40) & mask; p->id_key[i];
+	     i = (i + 1) & mask)
+		if (p->id_key[i] == id) {
+			p->id_val[i] = attr;
+			return 0;
+		}
+	p->id_key[i] = id;
+	p->id_val[i] = attr;
+	p->id_used++;
+	return 0;
+}
+
+/* The attribute of ID; UINT32_MAX if none. */
+static uint32_t id_get(const struct hist__perf *p, uint64_t id)
+{
+	uint32_t i, mask;
+
+	if (!p->id_cap)
+		return UINT32_MAX;
+	mask = p->id_cap - 1;
+	for (i = (uint32_t)(id * 0x9e3779b97f4a7c15ull >> 40) & mask; p->id_key[i];
+	     i = (i + 1) & mask)
+		if (p->id_key[i] == id)
+			return p->id_val[i];
+	return UINT32_MAX;
+}
+
+/* One perf_event_attr of SIZE bytes at B; the ids are added by the caller. */
+static int add_attr(struct hist_tracedat *td, const uint8_t *b, uint32_t size,
+		    uint64_t where)
+{
+	struct hist__perf *p = td->perf;
+	struct pattr *a, *na;
+	uint64_t flags;
+
+	if (size < 64)
+		return perr(td, -HIST_EINVAL, "event attribute of %u bytes at offset %llu is too short",
+			    size, (unsigned long long)where);
+	if (p->nr_attrs >= MAX_ATTRS)
+		return perr(td, -HIST_EINVAL, "more than %u event attributes", MAX_ATTRS);
+	na = realloc(p->attrs, (p->nr_attrs + 1) * sizeof(*na));
+	if (!na)
+		return perr(td, -HIST_ENOMEM, "out of memory");
+	p->attrs = na;
+	a = &na[p->nr_attrs++];
+	memset(a, 0, sizeof(*a));
+	a->type = g32(p, b);
+	a->config = g64(p, b + 8);
+	a->period = g64(p, b + 16);
+	a->sample_type = g64(p, b + 24);
+	a->read_format = g64(p, b + 32);
+	flags = g64(p, b + 40);
+	a->freq = (flags >> 10) & 1;
+	a->sample_id_all = (flags >> 18) & 1;
+	a->use_clockid = (flags >> 25) & 1;
+	if (size >= 96)
+		a->clockid = (int32_t)g32(p, b + 92);
+	attr_layout(a);
+	p->same_type = p->nr_attrs == 1 ||
+		       (p->same_type && a->sample_type == na[0].sample_type &&
+			a->sample_id_all == na[0].sample_id_all);
+	if (a->feed && (a->freq || a->period > 1))
+		p->sampled = 1;
+	return 0;
+}
+
+/* The attribute a record belongs to; UINT32_MAX if it cannot be told. */
+static uint32_t rec_attr(const struct hist__perf *p, const uint8_t *r, uint32_t size,
+			 int sample)
+{
+	const struct pattr *a0 = &p->attrs[0];
+
+	if (p->nr_attrs == 1)
+		return 0;
+	/*
+	 * perf record gives several events IDENTIFIER (right after the
+	 * header of a sample, last in a trailer); older ones, and per-task
+	 * recordings, give them all the same sample_type with ID, at a
+	 * place that layout fixes.
+	 */
+	if (a0->sample_type & S_IDENTIFIER) {
+		if (sample)
+			return size >= 16 ? id_get(p, g64(p, r + 8)) : UINT32_MAX;
+		if (!a0->sample_id_all || size < 16)
+			return UINT32_MAX;
+		return id_get(p, g64(p, r + size - 8));
+	}
+	if (!p->same_type || !(a0->sample_type & S_ID))
+		return UINT32_MAX;
+	if (sample)
+		return size >= (uint32_t)a0->s_id + 8 ? id_get(p, g64(p, r + a0->s_id)) :
+							UINT32_MAX;
+	if (!a0->t_size || size < 8 + a0->t_size)
+		return UINT32_MAX;
+	return id_get(p, g64(p, r + size - (uint32_t)a0->t_id));
+}
+
+/* The id in the sample_id trailer of a non-sample record, 0 if none. */
+static uint64_t trailer_id(const struct hist__perf *p, const uint8_t *r, uint32_t size)
+{
+	const struct pattr *a0 = &p->attrs[0];
+
+	if (!a0->sample_id_all || !a0->t_size || size < 8 + a0->t_size)
+		return 0;
+	if (a0->sample_type & S_IDENTIFIER)
+		return g64(p, r + size - 8);
+	return a0->t_id >= 0 ? g64(p, r + size - (uint32_t)a0->t_id) : 0;
+}
+
+static uint32_t id_index_cpu(const struct hist__perf *p, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_idx; i++)
+		if (p->idx[i][0] == id)
+			return p->idx[i][1] < MAX_CPUS ? (uint32_t)p->idx[i][1] : 0;
+	return 0;
+}
+
+/* ---- per-CPU indexes ---------------------------------------------------- */
+
+static struct pstream *stream_of(struct hist_tracedat *td, uint32_t cpu)
+{
+	struct hist__perf *p = td->perf;
+	struct pstream *ns;
+
+	if (cpu >= MAX_CPUS)
+		return NULL;
+	if (cpu >= p->nr_cpu_st) {
+		uint32_t n = cpu + 1 > p->nr_cpu_st * 2 ? cpu + 1 : p->nr_cpu_st * 2;
+		uint32_t *m = realloc(p->cpu_st, n * sizeof(*m));
+
+		if (!m)
+			return NULL;
+		memset(m + p->nr_cpu_st, 0, (n - p->nr_cpu_st) * sizeof(*m));
+		p->cpu_st = m;
+		p->nr_cpu_st = n;
+	}
+	if (p->cpu_st[cpu])
+		return &p->st[p->cpu_st[cpu] - 1];
+	ns = realloc(p->st, (p->nr_st + 1) * sizeof(*ns));
+	if (!ns)
+		return NULL;
+	p->st = ns;
+	memset(&ns[p->nr_st], 0, sizeof(*ns));
+	ns[p->nr_st].cpu = cpu;
+	p->cpu_st[cpu] = ++p->nr_st;
+	return &ns[p->nr_st - 1];
+}
+
+static int index_push(struct hist_tracedat *td, uint32_t cpu, uint64_t e)
+{
+	struct pstream *s = stream_of(td, cpu);
+
+	if (!s || grow((void **)&s->ent, &s->cap, s->n + 1, sizeof(*s->ent)))
+		return perr(td, -HIST_ENOMEM, "out of memory (index)");
+	s->ent[s->n++] = e;
+	return 0;
+}
+
+/* Time stamp of an index entry (0 when the event has no TIME). */
+static inline uint64_t ent_ts(const struct hist__perf *p, uint64_t e)
+{
+	const struct pattr *a = &p->attrs[E_ATTR(e)];
+	const uint8_t *r = at(p, e & E_OFF_MASK);
+
+	if (hist__likely(!(e & E_LOST)))
+		return a->s_time >= 0 ? g64(p, r + a->s_time) : 0;
+	{
+		uint32_t size = hist__get16(r + 6, p->be);
+		uint32_t need = g32(p, r) == R_LOST ? 24 : 16;
+
+		if (a->t_time < 0 || !a->t_size || size < need + a->t_size)
+			return 0;
+		return g64(p, r + size - (uint32_t)a->t_time);
+	}
+}
+
+struct ts_ent {
+	uint64_t ts, e;
+};
+
+static void merge_sort(struct ts_ent *v, struct ts_ent *tmp, size_t n)
+{
+	size_t w, i;
+
+	/* bottom-up and stable: equal time stamps keep the file order */
+	for (w = 1; w < n; w *= 2) {
+		for (i = 0; i < n; i += 2 * w) {
+			size_t l = i, m = i + w < n ? i + w : n, h = i + 2 * w < n ? i + 2 * w : n;
+			size_t a = l, b = m, k = l;
+
+			while (a < m && b < h)
+				tmp[k++] = v[b].ts < v[a].ts ? v[b++] : v[a++];
+			while (a < m)
+				tmp[k++] = v[a++];
+			while (b < h)
+				tmp[k++] = v[b++];
+		}
+		memcpy(v, tmp, n * sizeof(*v));
+	}
+}
+
+static int sort_stream(struct hist_tracedat *td, struct pstream *s)
+{
+	struct hist__perf *p = td->perf;
+	struct ts_ent *v, *tmp;
+	size_t i;
+
+	for (i = 1; i < s->n; i++)
+		if (ent_ts(p, s->ent[i]) < ent_ts(p, s->ent[i - 1]))
+			break;
+	if (i >= s->n)
+		return 0;
+	v = malloc(s->n * sizeof(*v));
+	tmp = malloc(s->n * sizeof(*tmp));
+	if (!v || !tmp) {
+		free(v);
+		free(tmp);
+		return perr(td, -HIST_ENOMEM, "out of memory (sorting)");
+	}
+	for (i = 0; i < s->n; i++) {
+		v[i].ts = ent_ts(p, s->ent[i]);
+		v[i].e = s->ent[i];
+	}
+	merge_sort(v, tmp, s->n);
+	for (i = 0; i < s->n; i++)
+		s->ent[i] = v[i].e;
+	free(v);
+	free(tmp);
+	return 0;
+}
+
+/* ---- task names ---------------------------------------------------------- */
+
+static int pid_add(struct hist_tracedat *td, int32_t pid, int32_t parent, uint64_t ts,
+		   const char *comm, size_t clen, int exec)
+{
+	struct hist__perf *p = td->perf;
+	struct pid_ent *e;
+
+	if (grow((void **)&p->pids, &p->cap_pids, p->nr_pids + 1, sizeof(*p->pids)))
+		return perr(td, -HIST_ENOMEM, "out of memory (task names)");
+	e = &p->pids[p->nr_pids];
+	memset(e, 0, sizeof(*e));
+	e->pid = pid;
+	e->parent = parent;
+	e->ts = ts;
+	e->seq = (uint32_t)p->nr_pids++;
+	e->exec = (uint8_t)exec;
+	if (clen > 15)
+		clen = 15;
+	if (comm)
+		memcpy(e->comm, comm, clen);
+	return 0;
+}
+
+static int cmp_pid(const void *x, const void *y)
+{
+	const struct pid_ent *a = x, *b = y;
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int comm_at(const struct hist__perf *p, int32_t pid, uint64_t ts, char comm[16],
+		   int depth)
+{
+	size_t lo = 0, hi = p->nr_pids, first, i;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->pids[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == p->nr_pids || p->pids[lo].pid != pid)
+		return 0;
+	first = lo;
+	/* the last entry at or before TS */
+	hi = first;
+	while (hi < p->nr_pids && p->pids[hi].pid == pid && p->pids[hi].ts <= ts)
+		hi++;
+	if (hi == first) {
+		/* before anything was said of the task: a name it had from
+		 * the start (not set by exec) held already */
+		if (p->pids[first].exec || p->pids[first].parent >= 0)
+			return 0;
+		i = first;
+	} else {
+		i = hi - 1;
+	}
+	if (p->pids[i].parent >= 0)
+		return depth < 8 && comm_at(p, p->pids[i].parent, p->pids[i].ts, comm, depth + 1);
+	memcpy(comm, p->pids[i].comm, 16);
+	return 1;
+}
+
+/* ---- the data ------------------------------------------------------------ */
+
+/* Check a sample of attribute A (record R of SIZE bytes) up to its RAW
+ * payload.  NULL if good, else what is wrong. */
+static const char *check_sample(const struct hist__perf *p, const struct pattr *a,
+				const uint8_t *r, uint32_t size)
+{
+	uint64_t pos = a->s_var, n;
+
+	if (size < pos)
+		return "sample shorter than its fixed fields";
+	if (a->sample_type & S_READ) {
+		uint64_t per = 1 + !!(a->read_format & RF_ID) + !!(a->read_format & RF_LOST);
+
+		if (a->read_format & RF_GROUP) {
+			if (size - pos < 8)
+				return "truncated read values";
+			n = g64(p, r + pos);
+			if (n > 4096)
+				return "implausible read group size";
+			pos += 8 * (1 + !!(a->read_format & RF_ENABLED) +
+				    !!(a->read_format & RF_RUNNING) + n * per);
+		} else {
+			pos += 8 * (per + !!(a->read_format & RF_ENABLED) +
+				    !!(a->read_format & RF_RUNNING));
+		}
+	}
+	if (a->sample_type & S_CALLCHAIN) {
+		if (pos + 8 > size)
+			return "truncated callchain";
+		n = g64(p, r + pos);
+		if (n > (size - pos - 8) / 8)
+			return "callchain longer than the sample";
+		pos += 8 + 8 * n;
+	}
+	if (pos + 4 > size)
+		return "truncated raw data size";
+	n = g32(p, r + pos);
+	if (n > size - pos - 4)
+		return "raw data longer than the sample";
+	if (n < 8)
+		return "raw data shorter than the common fields";
+	return NULL;
+}
+
+static void note_bad(struct hist_tracedat *td, uint64_t off, const char *why)
+{
+	struct hist__perf *p = td->perf;
+
+	if (!p->nr_bad++) {
+		snprintf(p->bad, sizeof(p->bad), "%s at offset %llu", why,
+			 (unsigned long long)off);
+		p->bad_pending = 1;
+	}
+}
+
+static int tracing_data(struct hist_tracedat *td, const uint8_t *b, uint64_t len,
+			uint64_t where)
+{
+	struct hist__perf *p = td->perf;
+	int ret;
+
+	if (p->have_tracing_data)
+		return 0;	/* perf inject may repeat it; the first one wins */
+	ret = hist__td_parse_tracing_data(td, b, (size_t)len, where);
+	if (ret) {
+		/* the message came out as "trace.dat: ...": say where */
+		char msg[sizeof(td->err)];
+
+		snprintf(msg, sizeof(msg), "%s", td->err + (strncmp(td->err, "trace.dat: ", 11) ? 0 : 11));
+		return perr(td, ret, "tracing data at offset %llu: %s",
+			    (unsigned long long)where, msg);
+	}
+	p->have_tracing_data = 1;
+	return 0;
+}
+
+static int pipe_attr(struct hist_tracedat *td, const uint8_t *r, uint32_t size, uint64_t off)
+{
+	struct hist__perf *p = td->perf;
+	uint32_t asz, i, n;
+	int ret;
+
+	if (size < 8 + 8)
+		return perr(td, -HIST_EINVAL, "truncated attribute record at offset %llu",
+			    (unsigned long long)off);
+	asz = g32(p, r + 8 + 4);
+	if (asz < 64 || asz > size - 8)
+		return perr(td, -HIST_EINVAL, "attribute record at offset %llu: bad size %u",
+			    (unsigned long long)off, asz);
+	if ((ret = add_attr(td, r + 8, asz, off + 8)))
+		return ret;
+	n = (size - 8 - asz) / 8;
+	for (i = 0; i < n; i++)
+		if ((ret = id_put(td, g64(p, r + 8 + asz + 8 * i), p->nr_attrs - 1)))
+			return ret;
+	return 0;
+}
+
+static int feature(struct hist_tracedat *td, uint32_t feat, const uint8_t *b, uint64_t len,
+		   uint64_t where)
+{
+	struct hist__perf *p = td->perf;
+
+	if (feat == FEAT_TRACING_DATA)
+		return tracing_data(td, b, len, where);
+	if ((feat == FEAT_HOSTNAME || feat == FEAT_OSRELEASE || feat == FEAT_ARCH) && len >= 4) {
+		/* perf_header_string: u32 length (padding included), text */
+		uint64_t n = g32(p, b);
+		char *dst = feat == FEAT_HOSTNAME ? p->host :
+			    feat == FEAT_OSRELEASE ? p->release : p->arch;
+		size_t cap = feat == FEAT_ARCH ? sizeof(p->arch) : sizeof(p->host);
+
+		if (n > len - 4)
+			n = len - 4;
+		n = strnlen((const char *)b + 4, (size_t)n);
+		if (n >= cap)
+			n = cap - 1;
+		memcpy(dst, b + 4, (size_t)n);
+		dst[n] = '\0';
+		return 0;
+	}
+	if (feat == FEAT_NRCPUS && len >= 8) {
+		uint32_t avail = g32(p, b + 4);
+
+		if (avail && avail <= MAX_CPUS && avail > td->nr_cpus)
+			td->nr_cpus = avail;
+	}
+	return 0;
+}
+
+static int walk(struct hist_tracedat *td, uint64_t start, uint64_t end, int nested,
+		uint64_t *stop);
+
+/*
+ * perf record -z: each COMPRESSED record holds a zstd frame of records,
+ * and the record stream runs on across them (a record may start in one
+ * and end in the next).  They are decompressed once, one after the
+ * other, into dbuf and walked there (index offsets past the file point
+ * into dbuf).
+ */
+static int compressed(struct hist_tracedat *td, const uint8_t *r, uint32_t size, uint64_t off)
+{
+	struct hist__perf *p = td->perf;
+	ZSTD_inBuffer in = { r + 8, size - 8, 0 };
+	uint64_t stop;
+	int err;
+
+	/* one zstd stream runs through all the COMPRESSED records */
+	if (!p->zs) {
+		p->zs = ZSTD_createDStream();
+		if (!p->zs)
+			return perr(td, -HIST_ENOMEM, "out of memory");
+		ZSTD_initDStream(p->zs);
+	}
+	for (;;) {
+		ZSTD_outBuffer out;
+		size_t ret;
+
+		if (grow((void **)&p->dbuf, &p->dcap, p->dlen + 65536, 1))
+			return perr(td, -HIST_ENOMEM, "out of memory (decompressing)");
+		out.dst = p->dbuf;
+		out.size = p->dcap;
+		out.pos = p->dlen;
+		ret = ZSTD_decompressStream(p->zs, &out, &in);
+		p->dlen = out.pos;
+		if (ZSTD_isError(ret)) {
+			note_bad(td, off, "compressed records that do not decompress");
+			/* start afresh with the next record, the partial one dropped */
+			ZSTD_initDStream(p->zs);
+			p->dlen = p->dwalk;
+			return 0;
+		}
+		if (p->map_len + p->dlen > E_OFF_MASK)
+			return perr(td, -HIST_EINVAL, "decompressed data too large");
+		/* done when the input is used up and the output had room */
+		if (in.pos == in.size && out.pos < out.size)
+			break;
+	}
+	stop = p->map_len + p->dlen;
+	err = walk(td, p->map_len + p->dwalk, p->map_len + p->dlen, 1, &stop);
+	p->dwalk = (size_t)(stop - p->map_len);
+	return err;
+}
+
+/*
+ * Walk the records in [START, END) (offsets in the file, or past it in
+ * dbuf).  A record whose size makes no sense ends the walk: what follows
+ * cannot be found.  NESTED (decompressed data): a record that runs past
+ * END is left for the next chunk, its offset in *STOP.
+ */
+static int walk(struct hist_tracedat *td, uint64_t start, uint64_t end, int nested,
+		uint64_t *stop)
+{
+	struct hist__perf *p = td->perf;
+	uint64_t off = start;
+	int ret;
+
+	while (off < end) {
+		const uint8_t *r;
+		uint32_t type, size, ai, cpu;
+		const struct pattr *a;
+
+		if (nested && (end - off < 8 || hist__get16(at(p, off) + 6, p->be) > end - off)) {
+			*stop = off;
+			return 0;
+		}
+		if (end - off < 8) {
+			snprintf(p->trunc, sizeof(p->trunc),
+				 "truncated record header at offset %llu", (unsigned long long)off);
+			p->trunc_pending = 1;
+			return 0;
+		}
+		r = at(p, off);
+		type = g32(p, r);
+		size = hist__get16(r + 6, p->be);
+		if (size < 8 || size > end - off) {
+			snprintf(p->trunc, sizeof(p->trunc),
+				 "%s record (type %u, %u bytes) at offset %llu%s",
+				 size < 8 ? "bad" : "truncated", type, size,
+				 (unsigned long long)off,
+				 size < 8 ? "" : ": the data ends before it");
+			p->trunc_pending = 1;
+			return 0;
+		}
+		switch (type) {
+		case R_SAMPLE:
+			if (!p->nr_attrs)
+				return perr(td, -HIST_EINVAL, "sample at offset %llu before any attribute",
+					    (unsigned long long)off);
+			ai = rec_attr(p, r, size, 1);
+			if (ai >= p->nr_attrs) {
+				note_bad(td, off, "sample of an unknown event id");
+				break;
+			}
+			a = &p->attrs[ai];
+			if (!a->feed)
+				break;
+			{
+				const char *why = check_sample(p, a, r, size);
+
+				if (why) {
+					note_bad(td, off, why);
+					break;
+				}
+			}
+			if (a->sample_type & S_CALLCHAIN)
+				p->have_chains = 1;
+			cpu = a->s_cpu >= 0 ? g32(p, r + a->s_cpu) : 0;
+			if (cpu >= MAX_CPUS) {
+				note_bad(td, off, "sample with an impossible CPU number");
+				break;
+			}
+			if ((ret = index_push(td, cpu, off | (uint64_t)ai << 48)))
+				return ret;
+			break;
+		case R_LOST:
+		case R_LOST_SAMPLES: {
+			uint32_t need = type == R_LOST ? 24 : 16;
+
+			if (size < need || !p->nr_attrs)
+				break;
+			if (!g64(p, r + need - 8))
+				break;
+			ai = rec_attr(p, r, size, 0);
+			if (ai >= p->nr_attrs)
+				ai = 0;
+			a = &p->attrs[ai];
+			/* without a sample_id trailer: CPU 0, time 0 */
+			cpu = 0;
+			if (a->t_size && a->t_cpu >= 0 && size >= need + a->t_size)
+				cpu = g32(p, r + size - (uint32_t)a->t_cpu);
+			if (cpu >= MAX_CPUS)
+				break;
+			if (type == R_LOST_SAMPLES && !ent_ts(p, off | E_LOST | (uint64_t)ai << 48)) {
+				if (grow((void **)&p->late, &p->cap_late, p->nr_late + 1,
+					 sizeof(*p->late)))
+					return perr(td, -HIST_ENOMEM, "out of memory");
+				p->late[p->nr_late++] = off | E_LOST | (uint64_t)ai << 48;
+				break;
+			}
+			p->nr_lost_recs += type == R_LOST;
+			if ((ret = index_push(td, cpu, off | E_LOST | (uint64_t)ai << 48)))
+				return ret;
+			break;
+		}
+		case R_COMM:
+			if (size >= 16) {
+				const char *c = (const char *)r + 16;
+				size_t max = size - 16, cl;
+				uint64_t ts = 0;
+
+				ai = p->nr_attrs ? rec_attr(p, r, size, 0) : UINT32_MAX;
+				if (ai < p->nr_attrs) {
+					a = &p->attrs[ai];
+					if (a->t_size && a->t_time >= 0 && size >= 16 + a->t_size) {
+						ts = g64(p, r + size - (uint32_t)a->t_time);
+						max = size - 16 - a->t_size;
+					}
+				}
+				cl = strnlen(c, max);
+				if ((ret = pid_add(td, (int32_t)g32(p, r + 12), -1, ts, c, cl,
+						   !!(hist__get16(r + 4, p->be) & (1u << 13)))))
+					return ret;
+			}
+			break;
+		case R_FORK:
+			if (size >= 32) {
+				int32_t tid = (int32_t)g32(p, r + 16), ptid = (int32_t)g32(p, r + 20);
+
+				if (tid != ptid &&
+				    (ret = pid_add(td, tid, ptid, g64(p, r + 24), NULL, 0, 0)))
+					return ret;
+			}
+			break;
+		case R_ID_INDEX:
+			if (size >= 16) {
+				uint64_t n = g64(p, r + 8), k;
+
+				if (n > (size - 16) / 32)
+					n = (size - 16) / 32;
+				if (grow((void **)&p->idx, &p->cap_idx, p->nr_idx + n + 1,
+					 sizeof(*p->idx)))
+					return perr(td, -HIST_ENOMEM, "out of memory");
+				for (k = 0; k < n; k++) {
+					p->idx[p->nr_idx][0] = g64(p, r + 16 + 32 * k);
+					p->idx[p->nr_idx++][1] = g64(p, r + 16 + 32 * k + 16);
+				}
+			}
+			break;
+		case R_HEADER_ATTR:
+			if ((ret = pipe_attr(td, r, size, off)))
+				return ret;
+			break;
+		case R_HEADER_TRACING_DATA: {
+			uint64_t n;
+
+			if (size < 12)
+				break;
+			n = g32(p, r + 8);
+			if (n > end - off - size)
+				return perr(td, -HIST_EINVAL,
+					    "tracing data of %llu bytes at offset %llu runs past the end",
+					    (unsigned long long)n, (unsigned long long)off);
+			if ((ret = tracing_data(td, r + size, n, off + size)))
+				return ret;
+			/* the blob follows the record, outside its size */
+			off += n;
+			break;
+		}
+		case R_HEADER_FEATURE:
+			if (size >= 16 &&
+			    (ret = feature(td, (uint32_t)g64(p, r + 8), r + 16, size - 16, off + 16)))
+				return ret;
+			break;
+		case R_COMPRESSED:
+			if (nested) {
+				note_bad(td, off, "compressed record inside compressed data");
+				break;
+			}
+			if ((ret = compressed(td, r, size, off)))
+				return ret;
+			/* compressed() may move dbuf; r is not used again */
+			break;
+		default:
+			break;
+		}
+		off += size;
+	}
+	return 0;
+}
+
+/* ---- file mode ------------------------------------------------------------ */
+
+static int file_header(struct hist_tracedat *td, uint64_t *dstart, uint64_t *dend)
+{
+	struct hist__perf *p = td->perf;
+	const uint8_t *h = p->map;
+	uint64_t hsize = g64(p, h + 8), asz, aoff, alen, doff, dlen, foff, i;
+	uint32_t bit, k = 0;
+	int ret;
+
+	if (p->map_len < 104 || hsize < 104)
+		return perr(td, -HIST_EINVAL, "truncated file header");
+	asz = g64(p, h + 16);
+	aoff = g64(p, h + 24);
+	alen = g64(p, h + 32);
+	doff = g64(p, h + 40);
+	dlen = g64(p, h + 48);
+	if (asz < 64 + 16 || asz > 4096)
+		return perr(td, -HIST_EINVAL, "bad attribute size %llu in the file header",
+			    (unsigned long long)asz);
+	if (aoff > p->map_len || alen > p->map_len - aoff)
+		return perr(td, -HIST_EINVAL, "attribute section (%llu bytes at offset %llu) is past the end of the file",
+			    (unsigned long long)alen, (unsigned long long)aoff);
+	for (i = 0; i + asz <= alen; i += asz) {
+		const uint8_t *a = h + aoff + i;
+		uint64_t ioff = g64(p, a + asz - 16), ilen = g64(p, a + asz - 8), j;
+
+		if ((ret = add_attr(td, a, (uint32_t)(asz - 16), aoff + i)))
+			return ret;
+		if (ioff > p->map_len || ilen > p->map_len - ioff)
+			return perr(td, -HIST_EINVAL, "ids of attribute %llu (offset %llu) are past the end of the file",
+				    (unsigned long long)(i / asz), (unsigned long long)ioff);
+		for (j = 0; j + 8 <= ilen; j += 8)
+			if ((ret = id_put(td, g64(p, h + ioff + j), p->nr_attrs - 1)))
+				return ret;
+	}
+	if (!p->nr_attrs)
+		return perr(td, -HIST_EINVAL, "no event attributes");
+	if (doff > p->map_len)
+		return perr(td, -HIST_EINVAL, "data offset %llu is past the end of the file",
+			    (unsigned long long)doff);
+	*dstart = doff;
+	*dend = dlen > p->map_len - doff ? p->map_len : doff + dlen;
+	if (dlen > p->map_len - doff) {
+		snprintf(p->trunc, sizeof(p->trunc),
+			 "the data section (%llu bytes at offset %llu) is cut at the end of the file (%zu bytes)",
+			 (unsigned long long)dlen, (unsigned long long)doff, p->map_len);
+		p->trunc_pending = 1;
+		return 0;	/* the features sit after the data: gone */
+	}
+	/* one perf_file_section per feature bit set, in bit order */
+	foff = doff + dlen;
+	for (bit = 0; bit < FEAT_BITS; bit++) {
+		uint64_t so, sl;
+
+		if (!((g64(p, h + 72 + 8 * (bit / 64)) >> (bit % 64)) & 1))
+			continue;
+		if (p->map_len - foff < 16 * (uint64_t)(k + 1))
+			break;
+		so = g64(p, h + foff + 16 * k);
+		sl = g64(p, h + foff + 16 * k + 8);
+		k++;
+		if (so > p->map_len || sl > p->map_len - so) {
+			if (bit == FEAT_TRACING_DATA)
+				return perr(td, -HIST_EINVAL, "the file is cut short: its tracing data (%llu bytes at offset %llu) is past the end",
+					    (unsigned long long)sl, (unsigned long long)so);
+			continue;
+		}
+		if ((ret = feature(td, bit, h + so, sl, so)))
+			return ret;
+	}
+	return 0;
+}
+
+/* ---- open / stream ---------------------------------------------------------- */
+
+int hist__perf_open(struct hist_tracedat *td)
+{
+	struct hist__perf *p = calloc(1, sizeof(*p));
+	uint64_t dstart = 0, dend = 0;
+	uint32_t i, max_cpu = 0;
+	int ret;
+
+	if (!p)
+		return perr(td, -HIST_ENOMEM, "out of memory");
+	td->perf = p;
+	p->map = td->map;
+	p->map_len = td->map_len;
+	p->be = !memcmp(td->map, "2ELIFREP", 8);
+	td->version = 2;
+	p->pipe = g64(p, td->map + 8) == 16;
+	if (p->pipe) {
+		dstart = 16;
+		dend = td->map_len;
+	} else if ((ret = file_header(td, &dstart, &dend))) {
+		return ret;
+	}
+	if ((ret = walk(td, dstart, dend, 0, NULL)))
+		return ret;
+	if (p->zs) {
+		ZSTD_freeDStream(p->zs);
+		p->zs = NULL;
+	}
+	if (p->dwalk < p->dlen && !p->trunc[0]) {
+		snprintf(p->trunc, sizeof(p->trunc),
+			 "the compressed records end inside a record (%zu bytes left over)",
+			 p->dlen - p->dwalk);
+		p->trunc_pending = 1;
+	}
+	/* perf record's own count of the lost samples only when the kernel's
+	 * LOST records are missing: they tell the same losses */
+	for (i = 0; !p->nr_lost_recs && i < p->nr_late; i++) {
+		const uint8_t *r = at(p, p->late[i] & E_OFF_MASK);
+		uint32_t cpu = id_index_cpu(p, trailer_id(p, r, hist__get16(r + 6, p->be)));
+
+		if ((ret = index_push(td, cpu, p->late[i])))
+			return ret;
+	}
+	if (!p->have_tracing_data)
+		return perr(td, -HIST_EINVAL, "no tracing data: record tracepoints (perf record -e SYSTEM:EVENT)%s",
+			    p->trunc_pending ? "; the file is cut short" : "");
+	for (i = 0; i < p->nr_st; i++) {
+		if ((ret = sort_stream(td, &p->st[i])))
+			return ret;
+		if (p->st[i].cpu > max_cpu)
+			max_cpu = p->st[i].cpu;
+	}
+	if (p->nr_pids)
+		qsort(p->pids, p->nr_pids, sizeof(*p->pids), cmp_pid);
+	if (p->nr_st && max_cpu + 1 > td->nr_cpus)
+		td->nr_cpus = max_cpu + 1;
+	td->nr_lost = td->nr_cpus;
+	td->lost = calloc(td->nr_lost ? td->nr_lost : 1, sizeof(*td->lost));
+	/* perf always says how many: nothing is ever "some" */
+	td->lost_unknown = calloc(td->nr_lost ? td->nr_lost : 1, sizeof(*td->lost_unknown));
+	p->heap = calloc(p->nr_st ? p->nr_st : 1, sizeof(*p->heap));
+	if (!td->lost || !td->lost_unknown || !p->heap)
+		return perr(td, -HIST_ENOMEM, "out of memory");
+	if (p->release[0]) {
+		size_t n = strlen(p->host) + strlen(p->release) + strlen(p->arch) + 16;
+
+		td->uname = malloc(n);
+		if (!td->uname)
+			return perr(td, -HIST_ENOMEM, "out of memory");
+		snprintf(td->uname, n, "Linux %s %s %s", p->host, p->release, p->arch);
+	}
+	/* the clock of the tracepoint events (perf's default: local_clock,
+	 * ftrace's "perf" clock) */
+	snprintf(td->clock, sizeof(td->clock), "perf");
+	for (i = 0; i < p->nr_attrs; i++) {
+		static const char *const names[] = {
+			[0] = "realtime", [1] = "mono", [4] = "mono_raw", [7] = "boot", [11] = "tai",
+		};
+		const struct pattr *a = &p->attrs[i];
+
+		if (!a->feed || !a->use_clockid)
+			continue;
+		snprintf(td->clock, sizeof(td->clock), "%s",
+			 a->clockid >= 0 && a->clockid < 12 && names[a->clockid] ?
+				 names[a->clockid] : "");
+		break;
+	}
+	return 0;
+}
+
+static inline int before(const struct pstream *a, const struct pstream *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->cpu < b->cpu);
+}
+
+static void sift_down(struct pstream **h, uint32_t n, uint32_t i)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, m = i;
+		struct pstream *t;
+
+		if (l < n && before(h[l], h[m]))
+			m = l;
+		if (l + 1 < n && before(h[l + 1], h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+void hist__perf_reset(struct hist_tracedat *td)
+{
+	struct hist__perf *p = td->perf;
+	uint32_t i;
+
+	p->nr_heap = 0;
+	for (i = 0; i < p->nr_st; i++) {
+		struct pstream *s = &p->st[i];
+
+		s->pos = 0;
+		s->drop_next = 0;
+		if (!s->n)
+			continue;
+		s->ts = ent_ts(p, s->ent[0]);
+		p->heap[p->nr_heap++] = s;
+	}
+	for (i = p->nr_heap / 2 + 1; i-- > 0;)
+		sift_down(p->heap, p->nr_heap, i);
+	p->chain = NULL;
+	p->chain_nr = 0;
+	p->bad_pending = p->nr_bad != 0;
+	p->trunc_pending = p->trunc[0] != 0;
+}
+
+/* Decode the sample E (checked at open) into REC. */
+static inline void decode(struct hist__perf *p, uint64_t e, uint32_t cpu,
+			  struct hist_ftrace_record *rec)
+{
+	const struct pattr *a = &p->attrs[E_ATTR(e)];
+	uint64_t off = e & E_OFF_MASK;
+	const uint8_t *r = at(p, off);
+	uint32_t pos = a->s_var, n;
+
+	if (hist__unlikely(a->sample_type & (S_READ | S_CALLCHAIN))) {
+		if (a->sample_type & S_READ) {
+			uint64_t per = 1 + !!(a->read_format & RF_ID) +
+				       !!(a->read_format & RF_LOST);
+			uint64_t more = !!(a->read_format & RF_ENABLED) +
+					!!(a->read_format & RF_RUNNING);
+
+			if (a->read_format & RF_GROUP)
+				pos += (uint32_t)(8 * (1 + more + g64(p, r + pos) * per));
+			else
+				pos += (uint32_t)(8 * (per + more));
+		}
+		if (a->sample_type & S_CALLCHAIN) {
+			n = (uint32_t)g64(p, r + pos);
+			p->chain = r + pos + 8;
+			p->chain_nr = n;
+			pos += 8 + 8 * n;
+		}
+	}
+	n = g32(p, r + pos);
+	rec->data = r + pos + 4;
+	rec->len = n;
+	rec->type = hist__get16(r + pos + 4, p->be);
+	rec->cpu = cpu;
+	rec->ts = a->s_time >= 0 ? g64(p, r + a->s_time) : 0;
+	rec->file_offset = off;
+}
+
+int hist__perf_next(struct hist_tracedat *td, struct hist_ftrace_record *rec)
+{
+	struct hist__perf *p = td->perf;
+
+	for (;;) {
+		struct pstream *s;
+		uint64_t e;
+
+		if (hist__unlikely(!p->nr_heap)) {
+			/* what went wrong at open, once, after every good record */
+			if (p->bad_pending) {
+				p->bad_pending = 0;
+				return perr(td, -HIST_EINVAL, "%s%s", p->bad,
+					    p->nr_bad > 1 ? " (and more samples like it)" : "");
+			}
+			if (p->trunc_pending) {
+				p->trunc_pending = 0;
+				return perr(td, -HIST_EINVAL, "%s", p->trunc);
+			}
+			return 0;
+		}
+		s = p->heap[0];
+		e = s->ent[s->pos++];
+		if (hist__likely(s->pos < s->n)) {
+			s->ts = ent_ts(p, s->ent[s->pos]);
+			sift_down(p->heap, p->nr_heap, 0);
+		} else {
+			p->heap[0] = p->heap[--p->nr_heap];
+			sift_down(p->heap, p->nr_heap, 0);
+		}
+		if (hist__unlikely(e & E_LOST)) {
+			const uint8_t *r = at(p, e & E_OFF_MASK);
+			uint64_t n = g64(p, r + (g32(p, r) == R_LOST ? 16 : 8));
+
+			/* LOST counts events the kernel could not write; LOST_SAMPLES
+			 * (perf record's --lost) samples it dropped: both are losses */
+
+			if (s->cpu < td->nr_lost)
+				td->lost[s->cpu] += n;
+			s->drop_next += n;
+			continue;
+		}
+		p->chain = NULL;
+		p->chain_nr = 0;
+		decode(p, e, s->cpu, rec);
+		td->last_dropped = s->drop_next;
+		s->drop_next = 0;
+		return 1;
+	}
+}
+
+int hist__perf_peek_cpu(const struct hist_tracedat *td, uint32_t cpu,
+			struct hist_ftrace_record *rec)
+{
+	struct hist__perf *p = td->perf;
+	struct pstream *s;
+	size_t i;
+
+	if (cpu >= p->nr_cpu_st || !p->cpu_st[cpu])
+		return 0;
+	s = &p->st[p->cpu_st[cpu] - 1];
+	for (i = s->pos; i < s->n; i++) {
+		if (s->ent[i] & E_LOST)
+			continue;
+		{
+			const uint8_t *chain = p->chain;
+			uint32_t nr = p->chain_nr;
+
+			/* decode() notes the callchain; peeking must not */
+			decode(p, s->ent[i], cpu, rec);
+			p->chain = chain;
+			p->chain_nr = nr;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+void hist__perf_free(struct hist_tracedat *td)
+{
+	struct hist__perf *p = td->perf;
+	uint32_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nr_st; i++)
+		free(p->st[i].ent);
+	free(p->st);
+	free(p->cpu_st);
+	free(p->heap);
+	free(p->attrs);
+	free(p->id_key);
+	free(p->id_val);
+	free(p->pids);
+	free(p->late);
+	free(p->idx);
+	free(p->dbuf);
+	if (p->zs)
+		ZSTD_freeDStream(p->zs);
+	free(p);
+	td->perf = NULL;
+}
+
+/* ---- public queries ------------------------------------------------------- */
+
+const char *hist_tracedat_format(const struct hist_tracedat *td)
+{
+	if (!td->perf)
+		return "trace.dat";
+	return td->perf->pipe ? "perf.data (pipe)" : "perf.data";
+}
+
+int hist_tracedat_stack(const struct hist_tracedat *td, uint64_t *ips, unsigned max)
+{
+	const struct hist__perf *p = td->perf;
+	uint32_t i;
+	unsigned n = 0;
+	int kernel = 1;
+
+	if (!p || !p->have_chains)
+		return -1;
+	/* kernel frames: from the start or a KERNEL marker to the next marker */
+	for (i = 0; i < p->chain_nr; i++) {
+		uint64_t ip = g64(p, p->chain + 8 * i);
+
+		if (ip >= CTX_MAX) {
+			kernel = ip == CTX_KERNEL;
+			continue;
+		}
+		if (!kernel)
+			continue;
+		if (n < max)
+			ips[n++] = ip;
+	}
+	return (int)n;
+}
+
+int hist_tracedat_comm_at(const struct hist_tracedat *td, int32_t pid, uint64_t ts,
+			  char comm[16])
+{
+	if (!td->perf || !td->perf->nr_pids)
+		return 0;
+	return comm_at(td->perf, pid, ts, comm, 0);
+}
+
+int hist_tracedat_sampled(const struct hist_tracedat *td)
+{
+	return td->perf ? td->perf->sampled : 0;
+}
+
+int hist_tracedat_set_kallsyms(struct hist_tracedat *td, const char *text, size_t len)
+{
+	if (td->ksyms.nr)
+		return -HIST_EEXIST;
+	hist__ksyms_fini(&td->ksyms);
+	if (hist__ksyms_init(&td->ksyms, text, len))
+		return -HIST_ENOMEM;
+	return 0;
+}

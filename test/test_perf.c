@@ -1,0 +1,664 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perf.data through libhist-ftrace and the replay engine, on real
+ * recordings of this kind of machine (test/data/perf/, recorded by
+ * test/data/perf/record.sh with perf 6.1 on Linux 6.18).
+ *
+ * The reference is perf itself: when perf is installed, `perf script`
+ * decodes each bundled file at test time and the counts per event, per
+ * system call and the losses must be the ones libhist reads.  Without
+ * perf those comparisons say SKIP and the rest still runs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "harness.h"
+#include "hist_ftrace.h"
+#include "../examples/hist-replay/replay.h"
+
+#define DIR "test/data/perf/"
+
+static const char *const files[] = {
+	"sched.perf.data",	   /* file mode, -a, 5 events */
+	"syscalls.pipe.perf.data", /* pipe mode (perf record -o -) */
+	"stack.perf.data",	   /* -g callchains */
+	"zstd.perf.data",	   /* -z, per-task */
+	"lost.perf.data",	   /* LOST and LOST_SAMPLES */
+};
+#define NR_FILES (sizeof(files) / sizeof(files[0]))
+
+static int have_perf = -1;
+
+static int perf_installed(void)
+{
+	if (have_perf < 0) {
+		have_perf = system("perf version >/dev/null 2>&1") == 0;
+		if (!have_perf)
+			printf("# SKIP perf script comparisons: perf is not installed\n");
+	}
+	return have_perf;
+}
+
+/* The output of CMD (NULL if it could not run or failed). */
+static char *run(const char *cmd)
+{
+	FILE *f = popen(cmd, "r");
+	size_t cap = 1 << 16, n = 0, got;
+	char *buf = malloc(cap);
+	int st;
+
+	if (!f || !buf) {
+		if (f)
+			pclose(f);
+		free(buf);
+		return NULL;
+	}
+	while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+		n += got;
+		if (n + 1 == cap) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	buf[n] = '\0';
+	st = pclose(f);
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* ---- counts per event ------------------------------------------------ */
+
+#define MAX_EV 32
+
+struct counts {
+	char name[MAX_EV][64];
+	uint64_t n[MAX_EV];
+	int nr;
+};
+
+static void count_add(struct counts *c, const char *name, uint64_t k)
+{
+	int i;
+
+	for (i = 0; i < c->nr; i++)
+		if (!strcmp(c->name[i], name)) {
+			c->n[i] += k;
+			return;
+		}
+	if (c->nr == MAX_EV)
+		return;
+	snprintf(c->name[c->nr], sizeof(c->name[0]), "%s", name);
+	c->n[c->nr++] = k;
+}
+
+static uint64_t count_get(const struct counts *c, const char *name)
+{
+	int i;
+
+	for (i = 0; i < c->nr; i++)
+		if (!strcmp(c->name[i], name))
+			return c->n[i];
+	return 0;
+}
+
+struct walk_res {
+	struct counts ev;
+	uint64_t records, errors, lost, unordered, bad_cpu;
+	char err[400];
+};
+
+static int walk_file(const char *path, struct walk_res *w)
+{
+	char msg[400];
+	struct hist_tracedat *td = hist_tracedat_open(path, msg, sizeof(msg));
+	struct hist_ftrace_record rec;
+	uint64_t last = 0;
+	uint32_t c;
+	int ret;
+
+	memset(w, 0, sizeof(*w));
+	if (!td) {
+		T_FAILF("%s: %s", path, msg);
+		return -1;
+	}
+	while ((ret = hist_tracedat_next(td, &rec)) != 0) {
+		const struct hist_ftrace_event *e;
+		char name[64];
+
+		if (ret < 0) {
+			if (!w->errors++)
+				snprintf(w->err, sizeof(w->err), "%s", hist_tracedat_error(td));
+			continue;
+		}
+		w->records++;
+		if (rec.ts < last)
+			w->unordered++;
+		last = rec.ts;
+		if (rec.cpu >= hist_tracedat_nr_cpus(td))
+			w->bad_cpu++;
+		e = hist_tracedat_event_by_id(td, rec.type);
+		snprintf(name, sizeof(name), "%s:%s", e ? e->desc.system : "?",
+			 e ? e->desc.name : "?");
+		count_add(&w->ev, name, 1);
+	}
+	for (c = 0; c < hist_tracedat_nr_cpus(td); c++)
+		w->lost += hist_tracedat_lost(td, c);
+	hist_tracedat_close(td);
+	return 0;
+}
+
+/* Every record in time order, on a known CPU, no error; and, with perf,
+ * the same number of records per event as `perf script`. */
+static void test_counts_vs_perf_script(void)
+{
+	size_t i;
+
+	for (i = 0; i < NR_FILES; i++) {
+		char path[256], cmd[512];
+		struct walk_res w;
+		struct counts ps;
+		char *out, *line, *save;
+		int k;
+
+		snprintf(path, sizeof(path), DIR "%s", files[i]);
+		if (walk_file(path, &w))
+			continue;
+		if (w.errors)
+			T_FAILF("%s: %llu errors, first: %s", files[i],
+				(unsigned long long)w.errors, w.err);
+		T_ASSERT(w.records > 0);
+		T_EQU(w.unordered, 0);
+		T_EQU(w.bad_cpu, 0);
+		if (!perf_installed())
+			continue;
+		/* -f: the files belong to whoever checked them out */
+		snprintf(cmd, sizeof(cmd), "perf script -f -i %s -F event 2>/dev/null", path);
+		out = run(cmd);
+		if (!out) {
+			T_FAILF("%s: perf script failed", files[i]);
+			continue;
+		}
+		memset(&ps, 0, sizeof(ps));
+		for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char name[64];
+			size_t n;
+
+			if (sscanf(line, " %63s", name) != 1)
+				continue;
+			n = strlen(name);
+			if (n && name[n - 1] == ':')
+				name[n - 1] = '\0';
+			count_add(&ps, name, 1);
+		}
+		free(out);
+		T_EQ(ps.nr, w.ev.nr);
+		for (k = 0; k < ps.nr; k++)
+			if (count_get(&w.ev, ps.name[k]) != ps.n[k])
+				T_FAILF("%s: %s: libhist %llu, perf script %llu", files[i],
+					ps.name[k], (unsigned long long)count_get(&w.ev, ps.name[k]),
+					(unsigned long long)ps.n[k]);
+	}
+}
+
+/* The losses are the kernel's LOST records, as perf script -D lists them. */
+static void test_lost_vs_perf(void)
+{
+	struct walk_res w;
+	char *out, *p;
+	uint64_t sum = 0;
+
+	if (walk_file(DIR "lost.perf.data", &w))
+		return;
+	T_ASSERT(w.lost > 0);
+	if (!perf_installed())
+		return;
+	out = run("perf script -f -D -i " DIR "lost.perf.data 2>/dev/null");
+	T_ASSERT(out != NULL);
+	if (!out)
+		return;
+	for (p = out; (p = strstr(p, "PERF_RECORD_LOST: ")); p++) {
+		const char *l = strstr(p, "lost:");
+
+		if (l)
+			sum += strtoull(l + 5, NULL, 10);
+	}
+	free(out);
+	T_ASSERT(sum > 0);
+	T_EQU(w.lost, sum);
+}
+
+/* ---- through the replay engine ---------------------------------------- */
+
+static char *replay_hist(const char *path, const char *target, const char *trigger)
+{
+	char err[512];
+	struct replay_opts o = { 0 };
+	struct replay *r = replay_open(path, &o, err, sizeof(err));
+	struct replay_buf b = { 0 };
+	size_t i;
+
+	if (!r) {
+		T_FAILF("%s: %s", path, err);
+		return NULL;
+	}
+	T_EQ(replay_write(r, target, trigger), 0);
+	if (replay_run(r))
+		T_FAILF("%s: %s", path, replay_error(r));
+	for (i = 0; i < replay_nr_events(r); i++)
+		hist_event_print_hist(replay_event(r, i, NULL, NULL), replay_buf_write, &b);
+	replay_close(r);
+	return b.s;
+}
+
+/* keys=id over raw_syscalls:sys_enter: the per-id counts of perf script's
+ * "NR n (...)" lines. */
+static void test_syscall_hist_vs_perf(void)
+{
+	char *hist = replay_hist(DIR "syscalls.pipe.perf.data", "raw_syscalls/sys_enter",
+				 "hist:keys=id:vals=hitcount:sort=id");
+	char *out, *p;
+	uint64_t want[512] = { 0 }, got[512] = { 0 };
+	unsigned id;
+	unsigned long long n;
+	int k, nr = 0;
+
+	T_ASSERT(hist != NULL);
+	if (!hist)
+		return;
+	for (p = hist; (p = strstr(p, "{ id:")); p++)
+		if (sscanf(p, "{ id: %u } hitcount: %llu", &id, &n) == 2 && id < 512) {
+			got[id] = n;
+			nr++;
+		}
+	T_ASSERT(nr > 5);
+	free(hist);
+	if (!perf_installed())
+		return;
+	out = run("perf script -f -i " DIR "syscalls.pipe.perf.data -F event,trace 2>/dev/null");
+	T_ASSERT(out != NULL);
+	if (!out)
+		return;
+	for (p = out; (p = strstr(p, "raw_syscalls:sys_enter:")); p++)
+		if (sscanf(p, "raw_syscalls:sys_enter: NR %u", &id) == 1 && id < 512)
+			want[id]++;
+	free(out);
+	for (k = 0; k < 512; k++)
+		if (want[k] != got[k])
+			T_FAILF("syscall %d: libhist %llu, perf script %llu", k,
+				(unsigned long long)got[k], (unsigned long long)want[k]);
+}
+
+/* .execname from COMM records: an exec'd task has its new name at its
+ * sched_process_exec, and the name it had before just before it. */
+static void test_comm_at_exec(void)
+{
+	char msg[400];
+	struct hist_tracedat *td = hist_tracedat_open(DIR "sched.perf.data", msg, sizeof(msg));
+	const struct hist_ftrace_event *ex, *fk;
+	const struct hist_field_desc *fn = NULL, *pidf = NULL, *child = NULL;
+	static uint64_t fork_ts[1024];
+	static int32_t fork_pid[1024];
+	struct hist_ftrace_record rec;
+	uint32_t i;
+	int ret, seen = 0, renamed = 0;
+
+	T_ASSERT(td != NULL);
+	if (!td)
+		return;
+	ex = hist_tracedat_find_event(td, "sched", "sched_process_exec");
+	T_ASSERT(ex != NULL);
+	for (i = 0; ex && i < ex->desc.nr_fields; i++) {
+		if (!strcmp(ex->desc.fields[i].name, "filename"))
+			fn = &ex->desc.fields[i];
+		if (!strcmp(ex->desc.fields[i].name, "common_pid"))
+			pidf = &ex->desc.fields[i];
+	}
+	T_ASSERT(fn && pidf);
+	fk = hist_tracedat_find_event(td, "sched", "sched_process_fork");
+	for (i = 0; fk && i < fk->desc.nr_fields; i++)
+		if (!strcmp(fk->desc.fields[i].name, "child_pid"))
+			child = &fk->desc.fields[i];
+	T_ASSERT(child != NULL);
+	while (fn && pidf && child && (ret = hist_tracedat_next(td, &rec)) != 0) {
+		char now[16], before[16], want[16];
+		const char *name, *base;
+		uint32_t loc, off;
+		int32_t pid;
+
+		if (ret > 0 && rec.type == fk->desc.id) {
+			memcpy(&pid, rec.data + child->offset, 4);
+			fork_pid[pid & 1023] = pid;
+			fork_ts[pid & 1023] = rec.ts;
+			continue;
+		}
+		if (ret < 0 || rec.type != ex->desc.id)
+			continue;
+		memcpy(&pid, rec.data + pidf->offset, 4);
+		memcpy(&loc, rec.data + fn->offset, 4);	/* __data_loc */
+		off = loc & 0xffff;
+		if (off >= rec.len)
+			continue;
+		name = (const char *)rec.data + off;
+		base = strrchr(name, '/');
+		snprintf(want, sizeof(want), "%s", base ? base + 1 : name);
+		seen++;
+		T_ASSERT(hist_tracedat_comm_at(td, pid, rec.ts, now) == 1);
+		T_STREQ(now, want);
+		/* the child had its parent's name from its fork to the exec */
+		if (fork_ts[pid & 1023] && fork_pid[pid & 1023] == pid &&
+		    hist_tracedat_comm_at(td, pid, fork_ts[pid & 1023], before) == 1 &&
+		    strcmp(before, now))
+			renamed++;
+	}
+	T_ASSERT(seen > 3);
+	T_ASSERT(renamed > 3);
+	hist_tracedat_close(td);
+}
+
+/* Every sched_switch says the comm of the task leaving (prev_comm, the
+ * kernel's current->comm): the COMM/FORK timeline must agree. */
+static void test_comm_at_switch(void)
+{
+	char msg[400];
+	struct hist_tracedat *td = hist_tracedat_open(DIR "sched.perf.data", msg, sizeof(msg));
+	const struct hist_ftrace_event *sw;
+	const struct hist_field_desc *pc = NULL, *pp = NULL;
+	struct hist_ftrace_record rec;
+	uint32_t i;
+	int ret, checked = 0;
+
+	T_ASSERT(td != NULL);
+	if (!td)
+		return;
+	sw = hist_tracedat_find_event(td, "sched", "sched_switch");
+	for (i = 0; sw && i < sw->desc.nr_fields; i++) {
+		if (!strcmp(sw->desc.fields[i].name, "prev_comm"))
+			pc = &sw->desc.fields[i];
+		if (!strcmp(sw->desc.fields[i].name, "prev_pid"))
+			pp = &sw->desc.fields[i];
+	}
+	T_ASSERT(pc && pp);
+	while (pc && pp && (ret = hist_tracedat_next(td, &rec)) != 0) {
+		char got[16], want[17];
+		int32_t pid;
+
+		if (ret < 0 || rec.type != sw->desc.id)
+			continue;
+		memcpy(&pid, rec.data + pp->offset, 4);
+		memcpy(want, rec.data + pc->offset, 16);
+		want[16] = '\0';
+		if (!pid || hist_tracedat_comm_at(td, pid, rec.ts, got) != 1)
+			continue;
+		checked++;
+		if (strcmp(got, want))
+			T_FAILF("pid %d at %llu: %s, the switch says %s", pid,
+				(unsigned long long)rec.ts, got, want);
+	}
+	T_ASSERT(checked > 20);
+	hist_tracedat_close(td);
+}
+
+/* Callchains: kernel frames for stacktrace keys; none on a trace.dat. */
+static void test_stack(void)
+{
+	char msg[400];
+	struct hist_tracedat *td = hist_tracedat_open(DIR "stack.perf.data", msg, sizeof(msg));
+	struct hist_ftrace_record rec;
+	uint64_t ips[64];
+	int ret, n, with = 0, recs = 0, k;
+
+	T_ASSERT(td != NULL);
+	if (!td)
+		return;
+	while ((ret = hist_tracedat_next(td, &rec)) > 0) {
+		recs++;
+		n = hist_tracedat_stack(td, ips, 64);
+		T_ASSERT(n >= 0);
+		if (n > 2)
+			with++;
+		for (k = 0; k < n; k++)
+			if (ips[k] < UINT64_C(0xffff800000000000))
+				T_FAILF("frame %d %llx is not a kernel address", k,
+					(unsigned long long)ips[k]);
+	}
+	T_EQ(recs, with);
+	T_ASSERT(recs > 10);
+	/* MAX bounds the frames */
+	hist_tracedat_rewind(td);
+	T_EQ(hist_tracedat_next(td, &rec), 1);
+	T_EQ(hist_tracedat_stack(td, ips, 2), 2);
+	hist_tracedat_close(td);
+
+	td = hist_tracedat_open("test/data/sched.v7-zstd.dat", msg, sizeof(msg));
+	T_ASSERT(td != NULL);
+	if (!td)
+		return;
+	T_EQ(hist_tracedat_next(td, &rec), 1);
+	T_EQ(hist_tracedat_stack(td, ips, 64), -1);
+	T_STREQ(hist_tracedat_format(td), "trace.dat");
+	hist_tracedat_close(td);
+}
+
+static void test_formats(void)
+{
+	char msg[400];
+	struct hist_tracedat *td = hist_tracedat_open(DIR "syscalls.pipe.perf.data", msg,
+						      sizeof(msg));
+
+	T_ASSERT(td != NULL);
+	if (!td)
+		return;
+	T_STREQ(hist_tracedat_format(td), "perf.data (pipe)");
+	T_STREQ(hist_tracedat_clock(td), "perf");
+	T_ASSERT(!strncmp(hist_tracedat_uname(td), "Linux ", 6));
+	T_ASSERT(hist_tracedat_find_event(td, "raw_syscalls", "sys_enter") != NULL);
+	T_EQ(hist_tracedat_sampled(td), 0);
+	hist_tracedat_close(td);
+	td = hist_tracedat_open(DIR "sched.perf.data", msg, sizeof(msg));
+	T_ASSERT(td != NULL);
+	if (!td)
+		return;
+	T_STREQ(hist_tracedat_format(td), "perf.data");
+	T_EQ(hist_tracedat_nr_cpus(td), 2);
+	hist_tracedat_close(td);
+}
+
+/* ---- damaged files ------------------------------------------------------ */
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	b = malloc((size_t)n);
+	if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+		free(b);
+		b = NULL;
+	}
+	fclose(f);
+	*len = (size_t)n;
+	return b;
+}
+
+/* Walk BUF; records, errors and the last message. */
+static int walk_mem(const uint8_t *buf, size_t len, uint64_t *recs, uint64_t *errs,
+		    char *msg, size_t msglen)
+{
+	struct hist_tracedat *td = hist_tracedat_open_mem(buf, len, msg, msglen);
+	struct hist_ftrace_record rec;
+	int ret;
+
+	*recs = *errs = 0;
+	if (!td)
+		return -1;
+	while ((ret = hist_tracedat_next(td, &rec)) != 0) {
+		if (ret < 0) {
+			++*errs;
+			snprintf(msg, msglen, "%s", hist_tracedat_error(td));
+		} else {
+			++*recs;
+		}
+	}
+	hist_tracedat_close(td);
+	return 0;
+}
+
+/* A pipe-mode file cut anywhere: the records before the cut, then one
+ * error naming the offset.  A file-mode file loses its features (they
+ * follow the data), so it does not open, and says why. */
+static void test_truncated(void)
+{
+	size_t len, cut;
+	uint8_t *b = slurp(DIR "syscalls.pipe.perf.data", &len);
+	uint64_t full, recs, errs, prev = 0;
+	char msg[400];
+
+	T_ASSERT(b != NULL);
+	if (!b)
+		return;
+	T_EQ(walk_mem(b, len, &full, &errs, msg, sizeof(msg)), 0);
+	T_EQU(errs, 0);
+	for (cut = len / 2; cut < len; cut += len / 11) {
+		T_EQ(walk_mem(b, cut, &recs, &errs, msg, sizeof(msg)), 0);
+		T_ASSERT(recs < full && recs >= prev);
+		T_EQU(errs, 1);
+		T_ASSERT(strstr(msg, "perf.data: ") && strstr(msg, "at offset "));
+		prev = recs;
+	}
+	free(b);
+
+	b = slurp(DIR "sched.perf.data", &len);
+	T_ASSERT(b != NULL);
+	if (!b)
+		return;
+	/* in the features, or in the data (then the features are gone) */
+	T_EQ(walk_mem(b, len * 2 / 3, &recs, &errs, msg, sizeof(msg)), -1);
+	T_ASSERT(strstr(msg, "cut short") != NULL);
+	T_EQ(walk_mem(b, len / 4, &recs, &errs, msg, sizeof(msg)), -1);
+	T_ASSERT(strstr(msg, "cut short") != NULL);
+	if (!strstr(msg, "cut short"))
+		printf("# %s\n", msg);
+	free(b);
+}
+
+/* A sample whose RAW size runs past it is skipped and reported with its
+ * offset after the others; the rest are all there. */
+static void test_corrupt_sample(void)
+{
+	size_t len, i;
+	uint8_t *b = slurp(DIR "sched.perf.data", &len);
+	uint64_t full, recs, errs;
+	struct hist_ftrace_record rec;
+	struct hist_tracedat *td;
+	char msg[400], want[64];
+	uint8_t *raw;
+
+	T_ASSERT(b != NULL);
+	if (!b)
+		return;
+	T_EQ(walk_mem(b, len, &full, &errs, msg, sizeof(msg)), 0);
+	td = hist_tracedat_open_mem(b, len, msg, sizeof(msg));
+	T_ASSERT(td != NULL);
+	if (!td) {
+		free(b);
+		return;
+	}
+	for (i = 0; i < 10; i++)
+		T_EQ(hist_tracedat_next(td, &rec), 1);
+	/* find the payload in our copy, within its record */
+	raw = memmem(b + rec.file_offset, 512, rec.data, rec.len);
+	hist_tracedat_close(td);
+	T_ASSERT(raw != NULL);
+	if (!raw) {
+		free(b);
+		return;
+	}
+	raw[-4] = 0xff;
+	raw[-3] = 0x7f;
+	T_EQ(walk_mem(b, len, &recs, &errs, msg, sizeof(msg)), 0);
+	T_EQU(recs, full - 1);
+	T_EQU(errs, 1);
+	snprintf(want, sizeof(want), "at offset %llu", (unsigned long long)rec.file_offset);
+	T_ASSERT(strstr(msg, "raw data longer than the sample") && strstr(msg, want));
+	if (!strstr(msg, want))
+		printf("# %s\n", msg);
+	free(b);
+}
+
+static void test_not_perf(void)
+{
+	uint8_t b[64];
+	char msg[200];
+	uint64_t recs, errs;
+
+	memset(b, 0, sizeof(b));
+	memcpy(b, "PERFILE2", 8);
+	b[8] = 104;	/* file mode header size, but only 64 bytes */
+	T_EQ(walk_mem(b, sizeof(b), &recs, &errs, msg, sizeof(msg)), -1);
+	T_ASSERT(strstr(msg, "perf.data: truncated file header") != NULL);
+	b[8] = 16;	/* pipe mode, no records at all */
+	T_EQ(walk_mem(b, 16, &recs, &errs, msg, sizeof(msg)), -1);
+	T_ASSERT(strstr(msg, "no tracing data") != NULL);
+}
+
+/* Flip bytes all over each file: never a crash, a hang or a leak (ASan). */
+static void test_flips(void)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	size_t f;
+
+	for (f = 0; f < NR_FILES; f++) {
+		char path[256], msg[400];
+		size_t len, k;
+		uint8_t *b;
+		int it;
+
+		snprintf(path, sizeof(path), DIR "%s", files[f]);
+		b = slurp(path, &len);
+		T_ASSERT(b != NULL);
+		if (!b)
+			continue;
+		for (it = 0; it < 40; it++) {
+			uint8_t *c = malloc(len);
+			uint64_t recs, errs;
+
+			memcpy(c, b, len);
+			for (k = 0; k < 8; k++)
+				c[t_xorshift(&seed) % len] ^= (uint8_t)(1u << (t_xorshift(&seed) % 8));
+			walk_mem(c, len, &recs, &errs, msg, sizeof(msg));
+			free(c);
+		}
+		free(b);
+	}
+}
+
+int main(void)
+{
+	T_RUN(test_counts_vs_perf_script);
+	T_RUN(test_lost_vs_perf);
+	T_RUN(test_syscall_hist_vs_perf);
+	T_RUN(test_comm_at_exec);
+	T_RUN(test_comm_at_switch);
+	T_RUN(test_stack);
+	T_RUN(test_formats);
+	T_RUN(test_truncated);
+	T_RUN(test_corrupt_sample);
+	T_RUN(test_not_perf);
+	T_RUN(test_flips);
+	return T_DONE();
+}
