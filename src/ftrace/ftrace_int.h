@@ -369,11 +369,11 @@ int hist__perf_peek_cpu(const struct hist_tracedat *td, uint32_t cpu,
 			struct hist_ftrace_record *rec) HIST__INTERNAL;
 void hist__perf_free(struct hist_tracedat *td) HIST__INTERNAL;
 /*
- * perf's tracing data (LEN bytes at P, BASE its file offset for
- * messages): the items of a trace.dat v6 head, from the magic to the
- * saved cmdlines.  0, or a negative errno with td->err set.
+ * Where the tracing data is (*LEN bytes at file offset *OFF): the items
+ * of a trace.dat v6 head, from the magic to the saved cmdlines, which
+ * tracedat.c parses once hist__perf_open() has found them.
  */
-int hist__td_parse_tracing_data(struct hist_tracedat *td, const uint8_t *p, size_t len,
-				uint64_t base) HIST__INTERNAL;
+const uint8_t *hist__perf_tracing_data(const struct hist_tracedat *td, size_t *len,
+				       uint64_t *off) HIST__INTERNAL;
 
 #endif

@@ -142,6 +142,9 @@ struct hist__perf {
 	uint32_t *id_val;
 	uint32_t id_cap, id_used;
 	int have_tracing_data;
+	const uint8_t *tdata;	/* the tracing data, in the mapped file */
+	size_t tdata_len;
+	uint64_t tdata_off;
 	int same_type;		/* every attr has attrs[0]'s sample_type */
 	int sampled;
 	char host[65], release[65], arch[33];	/* features, for td->uname */		/* a tracepoint attr samples (-F or -c N > 1) */
@@ -694,24 +697,18 @@ static void note_bad(struct hist_tracedat *td, uint64_t off, const char *why)
 	}
 }
 
+/* Note where the tracing data is; tracedat.c parses it after the open. */
 static int tracing_data(struct hist_tracedat *td, const uint8_t *b, uint64_t len,
 			uint64_t where)
 {
 	struct hist__perf *p = td->perf;
-	int ret;
 
 	if (p->have_tracing_data)
 		return 0;	/* perf inject may repeat it; the first one wins */
-	ret = hist__td_parse_tracing_data(td, b, (size_t)len, where);
-	if (ret) {
-		/* the message came out as "trace.dat: ...": say where */
-		char msg[sizeof(td->err)];
-
-		snprintf(msg, sizeof(msg), "%s", td->err + (strncmp(td->err, "trace.dat: ", 11) ? 0 : 11));
-		return perr(td, ret, "tracing data at offset %llu: %s",
-			    (unsigned long long)where, msg);
-	}
 	p->have_tracing_data = 1;
+	p->tdata = b;
+	p->tdata_len = (size_t)len;
+	p->tdata_off = where;
 	return 0;
 }
 
@@ -1336,6 +1333,14 @@ int hist__perf_peek_cpu(const struct hist_tracedat *td, uint32_t cpu,
 		return 1;
 	}
 	return 0;
+}
+
+const uint8_t *hist__perf_tracing_data(const struct hist_tracedat *td, size_t *len,
+					uint64_t *off)
+{
+	*len = td->perf->tdata_len;
+	*off = td->perf->tdata_off;
+	return td->perf->tdata;
 }
 
 void hist__perf_free(struct hist_tracedat *td)

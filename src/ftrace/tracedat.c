@@ -1060,8 +1060,9 @@ static int build_id_index(struct hist_tracedat *td)
 	return 0;
 }
 
-int hist__td_parse_tracing_data(struct hist_tracedat *td, const uint8_t *p, size_t len,
-				uint64_t base)
+/* perf.data's tracing data (perf.c finds it): a v6 head without the CPU data. */
+static int parse_tracing_data(struct hist_tracedat *td, const uint8_t *p, size_t len,
+			      uint64_t base)
 {
 	struct rd r;
 	const char *ver;
@@ -1104,8 +1105,24 @@ static int parse_file(struct hist_tracedat *td)
 	memset(&c, 0, sizeof(c));
 	c.td = td;
 	if (hist__perf_is(td->map, td->map_len)) {
-		ret = hist__perf_open(td);
-		return ret ? ret : build_id_index(td);
+		const uint8_t *t;
+		size_t tlen;
+		uint64_t toff;
+
+		if ((ret = hist__perf_open(td)))
+			return ret;
+		t = hist__perf_tracing_data(td, &tlen, &toff);
+		if ((ret = parse_tracing_data(td, t, tlen, toff))) {
+			char msg[200];
+
+			/* say which file kind, and that it is its tracing data */
+			snprintf(msg, sizeof(msg), "%.199s",
+				 td->err + (strncmp(td->err, "trace.dat: ", 11) ? 0 : 11));
+			snprintf(td->err, sizeof(td->err), "perf.data: tracing data at offset %llu: %.200s",
+				 (unsigned long long)toff, msg);
+			return ret;
+		}
+		return build_id_index(td);
 	}
 	rd_init(&r, td, td->map, td->map_len, 0, NULL);
 	if (td->map_len < 10 || memcmp(td->map, "\x17\x08\x44tracing", 10))
