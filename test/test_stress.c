@@ -21,6 +21,8 @@
  * Each scenario runs with a host synchronize callback (an epoch per
  * hitter, RCU-like) and without one (memory retired until
  * hist_ctx_reclaim()).
+ * And: an onmax() snapshot's block, read while hitters take new
+ * snapshots, always shows a value and a key of one and the same event.
  */
 #include "harness.h"
 #include "libhist.h"
@@ -501,9 +503,86 @@ static void test_stress_retired(void)
 	run(0);
 }
 
+/* ---- onmax().snapshot(): the block read while hits take snapshots ------- */
+
+#define SNAP_READS 200		/* reads while the hitters run */
+
+static void *snap_hitter(void *arg)
+{
+	struct hitter *h = arg;
+	uint64_t seed = 0x9e3779b97f4a7c15ull * (h->id + 1);
+	unsigned i;
+
+	while (!atomic_load(&go))
+		sched_yield();
+	for (i = 0; !atomic_load(&stop_hitters); i++) {
+		struct hist_hit hit = { .ts = i, .cpu = h->id, .pid = -1 };
+		struct kv_rec r;
+
+		memset(&r, 0, sizeof(r));
+		r.key = 1 + t_xorshift(&seed) % 997;
+		/* rising: most hits take a new snapshot; the key is in the
+		 * value's last three digits */
+		r.val = ((uint64_t)i * NR_HITTERS + h->id) * 1000 + r.key;
+		hist_event_hit(evs[0], &r, sizeof(r), &hit);
+		if (!i)
+			atomic_fetch_add(&hitters_done, 1);	/* started */
+	}
+	return NULL;
+}
+
+static void test_stress_snapshot(void)
+{
+	struct hist_host host = { .find_event = find_event };
+	struct text t = { 0 };
+	unsigned i, reads = 0, seen = 0, torn = 0;
+	hist_ctx *ctx = hist_ctx_create(&host, NULL, NULL);
+
+	T_ASSERT(ctx != NULL);
+	if (!ctx)
+		return;
+	memset(hitters, 0, sizeof(hitters));
+	atomic_store(&go, 0);
+	atomic_store(&stop_hitters, 0);
+	atomic_store(&hitters_done, 0);
+	evs[0] = hist_event_lookup(ctx, "stress", "a");
+	T_EQ(hist_trigger_parse(evs[0], "hist:keys=key:v=val:onmax($v).snapshot()", NULL), 0);
+	for (i = 0; i < NR_HITTERS; i++) {
+		hitters[i].id = i;
+		T_EQ(pthread_create(&hitters[i].thread, NULL, snap_hitter, &hitters[i]), 0);
+	}
+	atomic_store(&go, 1);
+	while (atomic_load(&hitters_done) < NR_HITTERS)
+		sched_yield();
+	for (reads = 0; reads < SNAP_READS; reads++) {
+		const char *v, *k;
+		unsigned long long val, key;
+
+		t.len = 0;
+		T_EQ(hist_event_print_hist(evs[0], to_text, &t), 0);
+		v = t.b ? strstr(t.b, "triggering value { onmax($v) }: ") : NULL;
+		k = v ? strstr(v, "triggered by event with key: { key: ") : NULL;
+		if (!v || !k)
+			continue;
+		seen++;
+		if (sscanf(v + 32, "%llu", &val) != 1 || sscanf(k + 36, "%llu", &key) != 1 ||
+		    val % 1000 != key)
+			torn++;
+	}
+	atomic_store(&stop_hitters, 1);
+	for (i = 0; i < NR_HITTERS; i++)
+		pthread_join(hitters[i].thread, NULL);
+	printf("# snapshot: %u reads, %u with a snapshot, %u torn\n", reads, seen, torn);
+	T_EQU(torn, 0);
+	T_EQU(seen, SNAP_READS);
+	free(t.b);
+	hist_ctx_destroy(ctx);
+}
+
 int main(void)
 {
 	T_RUN(test_stress_synchronize);
 	T_RUN(test_stress_retired);
+	T_RUN(test_stress_snapshot);
 	return T_DONE();
 }

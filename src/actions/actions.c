@@ -38,12 +38,19 @@ struct hist__action {
 	int32_t track_slot;			/* slot of __max / __change */
 	struct hist__field *owned_refs[PARAMS_MAX + 1];
 	uint32_t n_owned;
-	/* snapshot(): the global value, key and comm of the last snapshot */
+	/*
+	 * snapshot(): the global value, key and comm of the last snapshot.
+	 * One hit at a time writes them (SNAP_BUSY); the control thread
+	 * reads them without a lock (snap_read()), so they are a seqlock:
+	 * SNAP_SEQ is odd while a hit writes, and every word is an atomic,
+	 * so a read that overlaps a write is retried, never torn.
+	 */
 	uint64_t snap_val;
 	uint32_t snap_updated;
 	uint32_t snap_busy;			/* one snapshot update at a time */
-	uint8_t snap_key[HIST__KEY_SIZE_MAX];
-	char snap_comm[HIST__COMM_LEN];
+	uint32_t snap_seq;
+	uint64_t snap_key[HIST__KEY_SIZE_MAX / 8];
+	uint64_t snap_comm[HIST__COMM_LEN / 8];
 };
 
 static void perr(struct hist__perr *e, int code, int msg, const char *tok)
@@ -913,6 +920,64 @@ static void emit(const struct hist__action *a, struct hist__eval *e)
 	hist__synth_emit(a->synth, vals, e->r);
 }
 
+/*
+ * The seqlock's write side, by the hit that holds A->snap_busy: V, KEY
+ * (the hist's key size) and COMM (NULL: kept as it is).
+ */
+static void snap_write(struct hist__action *a, const struct hist__hist *h, uint64_t v,
+		       const uint8_t *key, const uint8_t *comm)
+{
+	uint64_t w[HIST__KEY_SIZE_MAX / 8];
+	uint32_t seq = hist__load_relaxed(&a->snap_seq), i, n = (h->key_size + 7) / 8;
+
+	memset(w, 0, n * 8);
+	memcpy(w, key, h->key_size);
+	/* relaxed: only the holder of snap_busy writes it; the release
+	 * stores below keep it before them */
+	hist__store_relaxed(&a->snap_seq, seq + 1);
+	/* release, each word: a reader whose acquire load sees one of them
+	 * then sees SEQ odd or moved on, and retries */
+	hist__store_release(&a->snap_val, v);
+	for (i = 0; i < n; i++)
+		hist__store_release(&a->snap_key[i], w[i]);
+	if (comm) {
+		memcpy(w, comm, HIST__COMM_LEN);
+		for (i = 0; i < HIST__COMM_LEN / 8; i++)
+			hist__store_release(&a->snap_comm[i], w[i]);
+	}
+	hist__store_relaxed(&a->snap_updated, 1u);
+	/* release: the words are complete before SEQ is even again */
+	hist__store_release(&a->snap_seq, seq + 2);
+}
+
+/* The seqlock's read side (control thread): A's value, key and comm of
+ * one and the same snapshot, into OUT.  Spins while a hit writes them
+ * (a few hundred bytes: a hit never waits for a reader). */
+static void snap_read(const struct hist__action *a, const struct hist__hist *h,
+		      struct hist__action_info *out)
+{
+	uint64_t w[HIST__KEY_SIZE_MAX / 8], c[HIST__COMM_LEN / 8];
+	uint32_t seq, i, n = (h->key_size + 7) / 8;
+
+	for (;; hist__cpu_relax()) {
+		/* acquire: pairs with the release that made SEQ even */
+		seq = hist__load_acquire(&a->snap_seq);
+		if (seq & 1)
+			continue;
+		/* acquire, each: pairs with snap_write()'s release stores,
+		 * and keeps the second load of SEQ after them */
+		out->snap_val = hist__load_acquire(&a->snap_val);
+		for (i = 0; i < n; i++)
+			w[i] = hist__load_acquire(&a->snap_key[i]);
+		for (i = 0; i < HIST__COMM_LEN / 8; i++)
+			c[i] = hist__load_acquire(&a->snap_comm[i]);
+		if (hist__load_relaxed(&a->snap_seq) == seq)
+			break;
+	}
+	memcpy(out->snap_key, w, h->key_size);
+	memcpy(out->snap_comm, c, HIST__COMM_LEN);
+}
+
 static void snapshot(struct hist__action *a, const struct hist__hist *h,
 		     struct hist__eval *e, uint64_t v, const uint8_t *key,
 		     uint8_t *payload)
@@ -932,11 +997,7 @@ static void snapshot(struct hist__action *a, const struct hist__hist *h,
 		return;
 	last = hist__load_relaxed(&a->snap_val);
 	if (a->handler == ONMAX ? v > last : v != last) {
-		hist__store_relaxed(&a->snap_val, v);
-		memcpy(a->snap_key, key, h->key_size);
-		if (h->needs_comm)
-			memcpy(a->snap_comm, payload + h->comm_off, HIST__COMM_LEN);
-		hist__store_relaxed(&a->snap_updated, 1u);
+		snap_write(a, h, v, key, h->needs_comm ? payload + h->comm_off : NULL);
 		if (host && host->snapshot)
 			host->snapshot(host->data, h->ev, e->r->hit);
 	}
@@ -1058,9 +1119,8 @@ void hist__actions_info(const struct hist__hist *h, uint32_t i,
 	out->var_str = a->var_str;
 	out->track_slot = a->track_slot;
 	out->snap_taken = hist__load_relaxed(&a->snap_updated) != 0;
-	out->snap_val = hist__load_relaxed(&a->snap_val);
-	out->snap_key = a->snap_key;
-	out->snap_comm = a->snap_comm;
+	if (out->snap_taken)
+		snap_read(a, h, out);
 }
 
 const struct hist__action_ops hist__actions_ops = {

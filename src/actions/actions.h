@@ -51,10 +51,13 @@ struct hist__action_info {
 	const char *var_str;		/* onmax/onchange: "$x" as written */
 	int32_t track_slot;		/* variable slot of max:/changed: */
 	bool snap_taken;		/* snapshot(): one was taken ... */
-	uint64_t snap_val;		/* ... with this value, */
-	const uint8_t *snap_key;	/* this key */
-	const char *snap_comm;		/* and this comm (.execname) */
+	/* ... with this value, key and comm (.execname), copied from one
+	 * and the same snapshot while hits may take the next */
+	uint64_t snap_val;
+	uint8_t snap_key[HIST__KEY_SIZE_MAX];
+	char snap_comm[HIST__COMM_LEN];
 };
+/* Context: control thread, concurrently with hits; never blocks them. */
 void hist__actions_info(const struct hist__hist *h, uint32_t i,
 			struct hist__action_info *out) HIST__INTERNAL;
 
