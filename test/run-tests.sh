@@ -5,7 +5,7 @@ build=$1; shift
 total_pass=0; total_fail=0; broken=""
 for t in "$@"; do
 	name=$(basename "$t")
-	if [ -n "$TSAN_ONLY" ] && ! grep -q "HIST_TEST_TSAN" "test/$name.c"; then
+	if [ -n "$TSAN_ONLY" ] && ! grep -qs "HIST_TEST_TSAN" "test/$name.c"; then
 		continue
 	fi
 	out=$("$t" 2>&1); rc=$?
