@@ -138,6 +138,23 @@ const struct hist_ftrace_event *hist_tracedat_event_by_id(const struct hist_trac
 							  uint32_t id);
 
 /*
+ * Ring buffers: a recording made with `trace-cmd record -B NAME` holds the
+ * top buffer ("") and each instance's, every one with its own records
+ * (the kernel's triggers are per instance too).  The stream walks one:
+ * the top buffer after open, or, when the file has none, the first.
+ * nr_buffers: at least 1; buffer_name: "" for the top buffer, NULL past
+ * the last; buffer: the name of the one walked.  select_buffer: walk
+ * NAME's records from its start (lost counts too): 0, -HIST_ENOENT if
+ * there is no such buffer (message in hist_tracedat_error()), or
+ * negative when its data cannot be read (the stream is then empty).
+ * Version 6 files expose only their top buffer.
+ */
+uint32_t hist_tracedat_nr_buffers(const struct hist_tracedat *td);
+const char *hist_tracedat_buffer_name(const struct hist_tracedat *td, uint32_t i);
+const char *hist_tracedat_buffer(const struct hist_tracedat *td);
+int hist_tracedat_select_buffer(struct hist_tracedat *td, const char *name);
+
+/*
  * Next record of the whole trace, the per-CPU streams merged in time stamp
  * order (ties: lower CPU first).  1 and *rec (valid until the next call),
  * 0 at the end, negative on a corrupt file (see hist_tracedat_error()).

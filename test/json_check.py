@@ -162,8 +162,8 @@ def main():
         return 1
     top = {"events"}
     if a.replay:
-        top = {"libhist", "trace", "records", "events", "error_log", "lost",
-               "damage"}
+        top = {"libhist", "trace", "instance", "records", "events", "error_log",
+               "lost", "damage"}
     elif a.live:
         top = {"libhist", "elapsed", "final", "records", "lost", "events"}
     elif a.malloc:

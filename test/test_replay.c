@@ -689,6 +689,136 @@ static void test_colon_spelling(void)
 	run_free(&b);
 }
 
+
+/* ---- every buffer of a trace.dat ---------------------------------------- */
+
+/* trace-cmd report's count for FILE/BUFFER/EVENT (buffers.event-counts.txt) */
+static unsigned long long buffer_count(const char *file, const char *buffer,
+				       const char *event)
+{
+	char *s = conf_read_file(DATA "buffers.event-counts.txt", NULL), *line, *save = NULL;
+	unsigned long long n = ~0ull;
+
+	for (line = s ? strtok_r(s, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+		char f[128], b[64], e[64];
+		unsigned long long c;
+
+		if (line[0] == '#' || sscanf(line, "%127s %63s %63s %llu", f, b, e, &c) != 4)
+			continue;
+		if (!strcmp(f, file) && !strcmp(b, buffer) && !strcmp(e, event))
+			n = c;
+	}
+	free(s);
+	return n;
+}
+
+static void test_instance_default(void)
+{
+	/* top buffer empty, one instance with records: that one, with a note */
+	const char *av[] = { "", "-t", "sched:sched_switch hist:keys=prev_pid",
+			     DATA "instance-only.v7-zstd.dat", NULL };
+	const char *js[] = { "", "--json", "-t", "sched:sched_switch hist:keys=prev_pid",
+			     DATA "instance-only.v7-zstd.dat", NULL };
+	const char *top[] = { "", "--instance", "", "-t", "sched:sched_switch hist:keys=prev_pid",
+			      DATA "instance-only.v7-zstd.dat", NULL };
+	struct run a = run_tool(av), b = run_tool(js), c = run_tool(top);
+	unsigned long long want = buffer_count("instance-only.v7-zstd.dat", "h17a", "sched_switch");
+
+	T_ASSERT(want != ~0ull && want > 1000);
+	T_EQ(a.status, 0);
+	T_ASSERT(a.err && strstr(a.err, "note: the top buffer has no records: replaying "
+				 "instance 'h17a'"));
+	T_EQU(hits_of(a.out), want);
+	T_EQ(b.status, 0);
+	T_ASSERT(json_valid(b.out) && strstr(b.out, "\"instance\": \"h17a\""));
+	/* asked for: the top buffer, empty, and no note */
+	T_EQ(c.status, 0);
+	T_EQU(hits_of(c.out), 0);
+	T_ASSERT(c.err && !strstr(c.err, "replaying instance"));
+	run_free(&a);
+	run_free(&b);
+	run_free(&c);
+}
+
+static void test_instance_pick(void)
+{
+	const char *f = DATA "multi-buffer.v7-zstd.dat";
+	const char *deflt[] = { "", "-t", "sched:sched_switch hist:keys=prev_pid", f, NULL };
+	const char *inst[] = { "", "--instance", "h17b", "-t", "sched:sched_switch hist:keys=prev_pid",
+			       "-t", "sched/sched_process_exit hist:keys=pid", f, NULL };
+	const char *top[] = { "", "--instance", "top", "-t", "sched:sched_waking hist:keys=pid",
+			      "-t", "sched:sched_switch hist:keys=prev_pid", f, NULL };
+	const char *bad[] = { "", "--instance", "nope", "-t", "sched:sched_switch hist:keys=prev_pid",
+			      f, NULL };
+	struct run a = run_tool(deflt), b = run_tool(inst), c = run_tool(top), d = run_tool(bad);
+	unsigned long long sw = buffer_count("multi-buffer.v7-zstd.dat", "h17b", "sched_switch");
+	unsigned long long ex = buffer_count("multi-buffer.v7-zstd.dat", "h17b", "sched_process_exit");
+	unsigned long long wk = buffer_count("multi-buffer.v7-zstd.dat", "-", "sched_waking");
+	char note[256];
+	const char *p;
+
+	/* the top buffer has records (not of sched_switch): it is replayed,
+	 * and the note says where sched_switch's records are */
+	T_EQ(a.status, 0);
+	T_EQU(hits_of(a.out), 0);
+	snprintf(note, sizeof(note), "note: sched:sched_switch has no records in the top "
+		 "buffer; instance 'h17b' has %llu (--instance h17b)", sw);
+	T_ASSERT(a.err && strstr(a.err, note));
+	/* --instance: the kernel's triggers are per instance */
+	T_EQ(b.status, 0);
+	T_EQU(hits_of(b.out), ex);	/* sched_process_exit sorts first */
+	p = b.out ? strstr(b.out, "hist:keys=prev_pid") : NULL;
+	T_ASSERT(p != NULL);
+	T_EQU(hits_of(p), sw);
+	T_EQ(c.status, 0);
+	p = c.out ? strstr(c.out, "hist:keys=pid") : NULL;
+	T_EQU(hits_of(p), wk);
+	snprintf(note, sizeof(note), "note: sched:sched_switch has no records in the top "
+		 "buffer; instance 'h17b' has %llu", sw);
+	T_ASSERT(c.err && strstr(c.err, note));
+	T_EQ(d.status, 2);
+	T_ASSERT(d.err && strstr(d.err, "no buffer 'nope' in the recording; it has: \"\" (top), h17b"));
+	run_free(&a);
+	run_free(&b);
+	run_free(&c);
+	run_free(&d);
+}
+
+static void test_list(void)
+{
+	const char *av[] = { "", "--list", DATA "multi-buffer.v7-zstd.dat", NULL };
+	const char *one[] = { "", "--list", "--instance", "h17b", DATA "multi-buffer.v7-zstd.dat",
+			      NULL };
+	struct run a = run_tool(av), b = run_tool(one);
+	unsigned long long wk = buffer_count("multi-buffer.v7-zstd.dat", "-", "sched_waking"),
+			   wu = buffer_count("multi-buffer.v7-zstd.dat", "-", "sched_wakeup"),
+			   sw = buffer_count("multi-buffer.v7-zstd.dat", "h17b", "sched_switch"),
+			   ex = buffer_count("multi-buffer.v7-zstd.dat", "h17b", "sched_process_exit");
+	char want[256];
+	const char *h;
+
+	T_EQ(a.status, 0);
+	snprintf(want, sizeof(want), "buffer '' (top): 2 CPUs, clock local, %llu records\n"
+		 "  sched:sched_wakeup  %llu records (id ", wk + wu, wu);
+	T_ASSERT(a.out && strstr(a.out, want));
+	snprintf(want, sizeof(want), "buffer 'h17b': 2 CPUs, clock local, %llu records\n"
+		 "  sched:sched_process_exit  %llu records (id ", sw + ex, ex);
+	h = a.out ? strstr(a.out, want) : NULL;
+	T_ASSERT(h != NULL);
+	snprintf(want, sizeof(want), "  sched:sched_switch  %llu records (id ", sw);
+	T_ASSERT(h && strstr(h, want));
+	/* each event's fields, with the format file's types */
+	T_ASSERT(h && strstr(h, "\n    prev_comm                    char[16]"
+			     "                 offset 8, size 16\n"));
+	T_ASSERT(a.out && strstr(a.out, "    target_cpu                   int      "));
+	T_EQ(b.status, 0);
+	T_ASSERT(b.out && !strstr(b.out, "(top)") && strstr(b.out, "buffer 'h17b'"));
+	if (!h)
+		printf("# %s", a.out ? a.out : "");
+	run_free(&a);
+	run_free(&b);
+}
+
 /* ---- the engine: task names --------------------------------------------- */
 
 static void test_comm_history(void)
@@ -922,6 +1052,9 @@ int main(int argc, char **argv)
 	T_RUN(test_map_full);
 	T_RUN(test_filter_caret);
 	T_RUN(test_colon_spelling);
+	T_RUN(test_instance_default);
+	T_RUN(test_instance_pick);
+	T_RUN(test_list);
 	T_RUN(test_comm_history);
 	T_RUN(test_write_targets);
 	T_RUN(test_compare_self);

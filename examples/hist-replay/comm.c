@@ -466,8 +466,8 @@ static int cmp_stack(const void *a, const void *b)
 	return x->owner < y->owner ? -1 : x->owner > y->owner;
 }
 
-struct replay_hist_db *replay_db_build(const char *path, char *err,
-				       size_t errlen)
+struct replay_hist_db *replay_db_build(const char *path, const char *buffer,
+				       char *err, size_t errlen)
 {
 	struct replay_hist_db *db;
 	struct hist_tracedat *td;
@@ -480,6 +480,12 @@ struct replay_hist_db *replay_db_build(const char *path, char *err,
 	td = hist_tracedat_open(path, err, errlen);
 	if (!td)
 		return NULL;
+	/* the buffer the replay walks: the same records, the same numbers */
+	if (buffer && hist_tracedat_select_buffer(td, buffer)) {
+		snprintf(err, errlen, "%s", hist_tracedat_error(td));
+		hist_tracedat_close(td);
+		return NULL;
+	}
 	db = calloc(1, sizeof(*db));
 	nr_cpus = hist_tracedat_nr_cpus(td);
 	last = calloc(nr_cpus ? nr_cpus : 1, sizeof(*last));

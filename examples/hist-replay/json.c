@@ -7,6 +7,7 @@
  *   {
  *     "libhist": "0.1.0",
  *     "trace": "TRACE.dat",
+ *     "instance": "",                      the ring buffer replayed ("": top)
  *     "records": 12345,                    records in the recording
  *     "events": [
  *       { "system": "sched", "event": "sched_switch",
@@ -83,6 +84,8 @@ int replay_json(FILE *out, const struct replay_doc *doc)
 
 	fprintf(out, "{\n  \"libhist\": \"%s\",\n  \"trace\": ", hist_version());
 	jstr(out, doc->trace);
+	fputs(",\n  \"instance\": ", out);
+	jstr(out, doc->instance ? doc->instance : "");
 	fprintf(out, ",\n  \"records\": %" PRIu64 ",\n  \"events\": [", doc->records);
 	for (i = 0; i < n; i++) {
 		fputs(i ? ",\n    { \"system\": " : "\n    { \"system\": ", out);

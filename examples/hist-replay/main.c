@@ -61,6 +61,12 @@ static const char usage_text[] =
 	"                        does: 6.1, 6.12 or latest (another X.Y behaves\n"
 	"                        as the nearest of them below it); default: the\n"
 	"                        recording's kernel (its uname), else latest\n"
+	"      --instance NAME   replay the ring buffer of instance NAME (trace-cmd\n"
+	"                        record -B NAME); '' or top: the top buffer.\n"
+	"                        Default: the top buffer, or the one instance\n"
+	"                        with records when the top buffer has none\n"
+	"      --list            list the recording's buffers, their events with\n"
+	"                        record counts and each event's fields; no replay\n"
 	"      --json            print the histograms as JSON instead of the\n"
 	"                        kernel's text (with -o: DIR/hist.json)\n"
 	"  -h, --help            this text\n"
@@ -90,6 +96,8 @@ enum {
 	OPT_MAP_BITS,
 	OPT_SUMS,
 	OPT_KERNEL,
+	OPT_INSTANCE,
+	OPT_LIST,
 };
 
 static const struct option long_opts[] = {
@@ -104,6 +112,8 @@ static const struct option long_opts[] = {
 	{ "sums", required_argument, NULL, OPT_SUMS },
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "instance", required_argument, NULL, OPT_INSTANCE },
+	{ "list", no_argument, NULL, OPT_LIST },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -431,6 +441,7 @@ static int write_json(struct state *st, struct replay *r, FILE *f,
 
 	memset(&doc, 0, sizeof(doc));
 	doc.trace = trace;
+	doc.instance = replay_instance(r);
 	doc.records = replay_nr_records(r);
 	doc.evs = evs;
 	doc.n = n;
@@ -613,6 +624,181 @@ static void warn_dropped(const struct replay_opts *ro,
 	}
 }
 
+static int cmp_fe(const void *a, const void *b)
+{
+	const struct hist_ftrace_event *x = *(const struct hist_ftrace_event *const *)a;
+	const struct hist_ftrace_event *y = *(const struct hist_ftrace_event *const *)b;
+	int c = strcmp(x->desc.system, y->desc.system);
+
+	return c ? c : strcmp(x->desc.name, y->desc.name);
+}
+
+/*
+ * An event with triggers but no records in the buffer replayed may have
+ * them in another (trace-cmd record -B): say where, instead of a silent
+ * "Hits: 0".  Only then are the other buffers walked.
+ */
+static void hint_other_buffers(struct replay *r, const char *trace,
+			       const struct replay_out_ev *evs, size_t n)
+{
+	struct hist_tracedat *td = replay_tracedat(r), *other;
+	const struct hist_ftrace_event **zero;
+	struct hist_ftrace_record rec;
+	char err[512];
+	size_t i, nz = 0;
+	uint32_t b, nb = hist_tracedat_nr_buffers(td);
+	uint64_t *cnt;
+	int ret;
+
+	if (nb < 2)
+		return;
+	zero = calloc(n ? n : 1, sizeof(*zero));
+	cnt = calloc(n ? n : 1, sizeof(*cnt));
+	if (!zero || !cnt)
+		die_oom();
+	for (i = 0; i < n; i++) {
+		const struct hist_ftrace_event *fe =
+			hist_tracedat_find_event(td, evs[i].system, evs[i].name);
+
+		if (fe && !replay_records_of(r, fe->desc.id))
+			zero[nz++] = fe;
+	}
+	other = nz ? hist_tracedat_open(trace, err, sizeof(err)) : NULL;
+	for (b = 0; other && b < nb; b++) {
+		const char *name = hist_tracedat_buffer_name(other, b);
+
+		if (!strcmp(name, replay_instance(r)) ||
+		    hist_tracedat_select_buffer(other, name))
+			continue;
+		memset(cnt, 0, nz * sizeof(*cnt));
+		while ((ret = hist_tracedat_next(other, &rec)) != 0)
+			for (i = 0; ret > 0 && i < nz; i++)
+				if (rec.type == zero[i]->desc.id)
+					cnt[i]++;
+		for (i = 0; i < nz; i++)
+			if (cnt[i])
+				fprintf(stderr, PROG ": note: %s:%s has no records in the %s%s%s "
+					"buffer; %s%s%s has %llu (--instance %s)\n",
+					zero[i]->desc.system, zero[i]->desc.name,
+					replay_instance(r)[0] ? "'" : "",
+					replay_instance(r)[0] ? replay_instance(r) : "top",
+					replay_instance(r)[0] ? "'" : "",
+					name[0] ? "instance '" : "the top buffer", name,
+					name[0] ? "'" : "", (unsigned long long)cnt[i],
+					name[0] ? name : "top");
+	}
+	hist_tracedat_close(other);
+	free(zero);
+	free(cnt);
+}
+
+/* --list, one buffer: its events with records, and their fields. */
+static int list_buffer(struct hist_tracedat *td, const char *name,
+		       uint64_t *seen)
+{
+	uint32_t nr = hist_tracedat_nr_events(td), i, k, nev = 0;
+	const struct hist_ftrace_event **evs = calloc(nr ? nr : 1, sizeof(*evs));
+	uint64_t *counts = calloc(65536, sizeof(*counts)), records = 0, other = 0;
+	struct hist_ftrace_record rec;
+	int ret, damaged = 0;
+
+	if (!evs || !counts)
+		die_oom();
+	if (hist_tracedat_select_buffer(td, name)) {
+		printf("buffer %s%s%s: cannot be read: %s\n", name[0] ? "'" : "",
+		       name[0] ? name : "'' (top)", name[0] ? "'" : "", hist_tracedat_error(td));
+		free(evs);
+		free(counts);
+		return 1;
+	}
+	while ((ret = hist_tracedat_next(td, &rec)) != 0) {
+		if (ret < 0) {
+			if (!damaged++)
+				fprintf(stderr, PROG ": warning: %s\n", hist_tracedat_error(td));
+			if (damaged >= 1000)
+				break;
+			continue;
+		}
+		records++;
+		counts[rec.type]++;
+	}
+	for (i = 0; i < nr; i++) {
+		const struct hist_ftrace_event *fe = hist_tracedat_event(td, i);
+
+		if (fe && fe->desc.id < 65536 && counts[fe->desc.id] &&
+		    hist_tracedat_event_by_id(td, fe->desc.id) == fe)
+			evs[nev++] = fe;
+	}
+	qsort(evs, nev, sizeof(*evs), cmp_fe);
+	for (i = 0; i < nev; i++)
+		other += counts[evs[i]->desc.id];
+	printf("buffer %s%s%s: %u CPUs, clock %s, %llu records\n", name[0] ? "'" : "",
+	       name[0] ? name : "'' (top)", name[0] ? "'" : "", hist_tracedat_nr_cpus(td),
+	       hist_tracedat_clock(td)[0] ? hist_tracedat_clock(td) : "unknown",
+	       (unsigned long long)records);
+	for (i = 0; i < nev; i++) {
+		const struct hist_event_desc *d = &evs[i]->desc;
+
+		seen[d->id / 64] |= UINT64_C(1) << (d->id % 64);
+		printf("  %s:%s  %llu records (id %u)\n", d->system, d->name,
+		       (unsigned long long)counts[d->id], d->id);
+		for (k = 0; k < d->nr_fields; k++) {
+			const struct hist_field_desc *f = &d->fields[k];
+
+			printf("    %-28s %-24s offset %u, size %u%s\n", f->name, f->type,
+			       f->offset, f->size, f->is_signed ? ", signed" : "");
+		}
+	}
+	if (records > other)
+		printf("  (%llu records of events the file has no format for)\n",
+		       (unsigned long long)(records - other));
+	free(evs);
+	free(counts);
+	return damaged ? EXIT_DAMAGED : 0;
+}
+
+/* --list: every buffer (or only INSTANCE), its events and fields. */
+static int list_recording(const char *trace, const char *instance)
+{
+	char err[512];
+	struct hist_tracedat *td = hist_tracedat_open(trace, err, sizeof(err));
+	uint64_t *seen = calloc(65536 / 64, sizeof(*seen));
+	uint32_t i, n, unseen = 0;
+	int status = 0, rc;
+
+	if (!seen)
+		die_oom();
+	if (!td) {
+		fprintf(stderr, PROG ": %s: %s\n", trace, err);
+		free(seen);
+		return 2;
+	}
+	n = hist_tracedat_nr_buffers(td);
+	for (i = 0; i < n; i++) {
+		const char *name = hist_tracedat_buffer_name(td, i);
+
+		if (instance && strcmp(instance, name))
+			continue;
+		rc = list_buffer(td, name, seen);
+		if (rc > status)
+			status = rc;
+	}
+	for (i = 0; i < hist_tracedat_nr_events(td); i++) {
+		const struct hist_ftrace_event *fe = hist_tracedat_event(td, i);
+
+		if (fe && (fe->desc.id >= 65536 ||
+			   !(seen[fe->desc.id / 64] & (UINT64_C(1) << (fe->desc.id % 64)))))
+			unseen++;
+	}
+	printf("# %u more event formats in the file have no records%s\n", unseen,
+	       instance ? " in this buffer" : "");
+	if (fflush(stdout) || ferror(stdout))
+		status = 2;
+	hist_tracedat_close(td);
+	free(seen);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	struct state st;
@@ -622,7 +808,7 @@ int main(int argc, char **argv)
 	char err[1024];
 	const char *trace;
 	size_t i, n, k;
-	int c, status = 2, rc;
+	int c, status = 2, rc, list = 0;
 
 	memset(&st, 0, sizeof(st));
 	memset(&ro, 0, sizeof(ro));
@@ -697,6 +883,12 @@ int main(int argc, char **argv)
 		case OPT_JSON:
 			st.json = 1;
 			break;
+		case OPT_INSTANCE:
+			ro.instance = optarg;
+			break;
+		case OPT_LIST:
+			list = 1;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			status = 0;
@@ -720,6 +912,10 @@ int main(int argc, char **argv)
 	trace = argv[optind];
 	ro.progress = isatty(2);
 	ro.warn = 1;
+	if (list) {
+		status = list_recording(trace, ro.instance);
+		goto out;
+	}
 
 	r = replay_open(trace, &ro, err, sizeof(err));
 	if (!r) {
@@ -771,6 +967,7 @@ int main(int argc, char **argv)
 	qsort(evs, n, sizeof(*evs), cmp_ev);
 
 	warn_dropped(&ro, evs, n);
+	hint_other_buffers(r, trace, evs, n);
 	if (st.outdir)
 		rc = write_outdir(&st, r, evs, n, trace);
 	else

@@ -152,7 +152,8 @@ static struct replay_hist_db *get_db(struct replay *r)
 
 	if (!r->db && !r->db_tried) {
 		r->db_tried = 1;
-		r->db = replay_db_build(r->path, err, sizeof(err));
+		r->db = replay_db_build(r->path, hist_tracedat_buffer(r->td), err,
+					sizeof(err));
 		if (!r->db)
 			fprintf(stderr, "hist-replay: %s: cannot scan for task "
 				"names and stacks: %s\n", r->path, err);
@@ -334,6 +335,83 @@ uint32_t replay_kernel(const struct replay *r)
 	return r->kernel;
 }
 
+/* 1 if the selected buffer has a record (rewinds it either way). */
+static int has_records(struct hist_tracedat *td)
+{
+	struct hist_ftrace_record rec;
+	int ret, tries = 0;
+
+	while ((ret = hist_tracedat_next(td, &rec)) < 0 && ++tries < 1000)
+		;
+	hist_tracedat_rewind(td);
+	return ret > 0;
+}
+
+/* Append the buffer names to ERR ("a, b"). */
+static void list_buffers(struct hist_tracedat *td, char *err, size_t errlen)
+{
+	uint32_t i, n = hist_tracedat_nr_buffers(td);
+
+	for (i = 0; i < n; i++) {
+		const char *name = hist_tracedat_buffer_name(td, i);
+		size_t l = strlen(err);
+
+		snprintf(err + l, errlen - l, "%s%s", i ? ", " : "",
+			 name[0] ? name : "\"\" (top)");
+	}
+}
+
+/* The buffer to replay (replay_opts.instance): 0, or -1 with ERR. */
+static int pick_buffer(struct replay *r, char *err, size_t errlen)
+{
+	struct hist_tracedat *td = r->td;
+	uint32_t i, n = hist_tracedat_nr_buffers(td), with = 0, pick = 0;
+	const char *inst = r->opts.instance;
+
+	if (inst) {
+		if (hist_tracedat_select_buffer(td, inst) == 0)
+			return 0;
+		/* "top" names the top buffer unless an instance has it */
+		if (!strcmp(inst, "top") && hist_tracedat_select_buffer(td, "") == 0)
+			return 0;
+		snprintf(err, errlen, "no buffer '%s' in the recording; it has: ", inst);
+		list_buffers(td, err, errlen);
+		return -1;
+	}
+	if (n < 2 || hist_tracedat_buffer(td)[0] || has_records(td))
+		return 0;
+	for (i = 0; i < n; i++) {
+		const char *name = hist_tracedat_buffer_name(td, i);
+
+		if (!name[0] || hist_tracedat_select_buffer(td, name))
+			continue;
+		if (has_records(td)) {
+			with++;
+			pick = i;
+		}
+	}
+	if (with == 1) {
+		hist_tracedat_select_buffer(td, hist_tracedat_buffer_name(td, pick));
+		if (r->opts.warn)
+			fprintf(stderr, "hist-replay: %s: note: the top buffer has no "
+				"records: replaying instance '%s' (--instance picks "
+				"another, --list shows them)\n", r->path,
+				hist_tracedat_buffer(td));
+		return 0;
+	}
+	hist_tracedat_select_buffer(td, "");
+	if (with && r->opts.warn)
+		fprintf(stderr, "hist-replay: %s: note: the top buffer has no records "
+			"but %u instances have: pick one with --instance (--list "
+			"shows them)\n", r->path, with);
+	return 0;
+}
+
+const char *replay_instance(const struct replay *r)
+{
+	return hist_tracedat_buffer(r->td);
+}
+
 struct replay *replay_open(const char *path, const struct replay_opts *opts,
 			   char *err, size_t errlen)
 {
@@ -356,7 +434,7 @@ struct replay *replay_open(const char *path, const struct replay_opts *opts,
 		return NULL;
 	}
 	r->td = hist_tracedat_open(path, err, errlen);
-	if (!r->td) {
+	if (!r->td || pick_buffer(r, err, errlen)) {
 		replay_close(r);
 		return NULL;
 	}
@@ -1310,6 +1388,11 @@ int replay_run(struct replay *r)
 			 nr_err >= MAX_ERRORS ? ": gave up" : "");
 	}
 	return nr_err ? -HIST_EINVAL : 0;
+}
+
+uint64_t replay_records_of(const struct replay *r, uint32_t id)
+{
+	return id < r->nr_slots ? r->counts[id] : 0;
 }
 
 size_t replay_nr_counts(const struct replay *r)

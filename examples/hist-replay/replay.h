@@ -48,6 +48,13 @@ struct replay_opts {
 	/* print warnings about the recording on stderr (a trigger needs
 	 * kernel stacks the recording lacks, ...) */
 	int warn;
+	/*
+	 * The ring buffer to replay (trace-cmd record -B NAME), "" for the
+	 * top one.  NULL: the top buffer, or, when it has no records and
+	 * exactly one instance has, that instance (with a note on stderr
+	 * when warn is set).
+	 */
+	const char *instance;
 };
 
 /* What a write did: for the caller's log of writes made during the run. */
@@ -77,6 +84,8 @@ void replay_close(struct replay *r);
 hist_ctx *replay_ctx(struct replay *r);
 /* The hist_ctx_opts.kernel the replay runs with (AUTO resolved). */
 uint32_t replay_kernel(const struct replay *r);
+/* The buffer replayed ("" for the top one). */
+const char *replay_instance(const struct replay *r);
 struct hist_tracedat *replay_tracedat(struct replay *r);
 
 /*
@@ -122,6 +131,9 @@ size_t replay_nr_events(const struct replay *r);
 hist_event *replay_event(const struct replay *r, size_t i,
 			 const char **system, const char **name);
 
+/* Records of event ID replayed by replay_run(). */
+uint64_t replay_records_of(const struct replay *r, uint32_t id);
+
 /* Records of the recording per event name, after replay_run(). */
 size_t replay_nr_counts(const struct replay *r);
 int replay_count(const struct replay *r, size_t i, const char **system,
@@ -141,8 +153,8 @@ const char *replay_syscall_name(void *data, uint64_t nr);
 
 /* Per-task comm history and recorded kernel stacks (comm.c). */
 struct replay_hist_db;
-struct replay_hist_db *replay_db_build(const char *path, char *err,
-				       size_t errlen);
+struct replay_hist_db *replay_db_build(const char *path, const char *buffer,
+				       char *err, size_t errlen);
 void replay_db_free(struct replay_hist_db *db);
 /* 1 and COMM if the recording tells the comm of PID at record IDX */
 int replay_db_comm(struct replay_hist_db *db, int32_t pid, uint64_t idx,
@@ -178,6 +190,7 @@ struct replay_out_ev {
 /* What a JSON document reports besides the histograms. */
 struct replay_doc {
 	const char *trace;
+	const char *instance;		/* the buffer replayed, "" top */
 	uint64_t records;
 	const struct replay_out_ev *evs;
 	size_t n;

@@ -244,6 +244,23 @@ const char *hist__printk_find(const struct hist__printk *p, uint64_t addr) HIST_
 
 /* ---- trace.dat --------------------------------------------------------- */
 
+/* Where one CPU's data of a buffer lies. */
+struct hist__cpu_ent {
+	uint32_t cpu;
+	uint64_t off, size;
+};
+
+/* A ring buffer of the recording: the top one ("") or an instance's. */
+struct hist__buffer {
+	char *name;
+	char clock[32];
+	uint32_t page_size;	/* 0: the host's */
+	int compressed;		/* zstd chunks */
+	char bad[160];		/* why it cannot be read, or "" */
+	struct hist__cpu_ent *cpus;
+	uint32_t nr_cpus;
+};
+
 /* One CPU's data and the walk over it. */
 struct hist__stream {
 	uint32_t cpu;
@@ -304,6 +321,11 @@ struct hist_tracedat {
 	struct hist__cmdlines cmdlines;
 	struct hist__printk printk;
 	char *uname;
+
+	struct hist__buffer *bufs;	/* v7: every BUFFER option, in file order */
+	uint32_t nr_bufs;
+	uint32_t cur_buf;	/* the one the streams walk */
+	uint32_t cpucount;	/* CPUCOUNT option / v6 CPU count */
 
 	struct hist__stream *streams;
 	uint32_t nr_streams;

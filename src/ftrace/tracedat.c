@@ -318,24 +318,17 @@ static int parse_cmdlines(struct rd *r)
 
 /* ---- options -------------------------------------------------------- */
 
-struct cpu_ent {
-	uint32_t cpu;
-	uint64_t off, size;
-};
-
 /* State gathered while opening. */
 struct open_ctx {
 	struct hist_tracedat *td;
 	uint64_t sec_ptr[OPT_CMDLINES + 1];	/* options 16..21 */
 	int have_clock_opt;			/* v6: clock string follows */
 	char opt_clock[32];
-	char buf_clock[32];
-	int have_buffer, buffer_is_top, have_text_buffer;
-	uint64_t buf_sec;
-	uint32_t buf_page_size;
-	struct cpu_ent *cpus;
+	int have_buffer, have_text_buffer;
+	uint64_t *buf_secs;	/* BUFFER section offset of each td->bufs */
+	uint32_t buf_secs_cap;
+	struct hist__cpu_ent *cpus;
 	uint32_t nr_cpus;
-	uint32_t cpucount;
 	struct section *secs;
 	uint32_t nr_secs;
 	uint64_t cut_at;	/* v7: the section the file ends in, or 0 */
@@ -370,41 +363,59 @@ static int64_t ascii_num(const uint8_t *s, size_t n)
 	return strtoll(tmp, NULL, 0);
 }
 
-/* v7 BUFFER: offset, name, clock, page size, CPU count, CPU entries. */
+/* v7 BUFFER: offset, name, clock, page size, CPU count, CPU entries.
+ * Every buffer is kept (td->bufs); open walks the top one. */
 static int option_buffer_v7(struct open_ctx *c, struct rd *r)
 {
+	struct hist_tracedat *td = c->td;
 	const char *name, *clock;
+	struct hist__buffer *b;
 	uint64_t sec;
 	uint32_t ps, n, i;
-	struct cpu_ent *cpus;
 
 	if (rd_u64(r, &sec, "BUFFER option") || rd_cstr(r, &name, "BUFFER name") ||
 	    rd_cstr(r, &clock, "BUFFER clock") || rd_u32(r, &ps, "BUFFER page size") ||
 	    rd_u32(r, &n, "BUFFER CPU count"))
 		return -HIST_EINVAL;
-	/* The top instance (empty name) wins over any other. */
-	if (c->have_buffer && (c->buffer_is_top || *name))
-		return 0;
 	if (rd_need(r, (uint64_t)n * 20, "BUFFER CPU entries"))
 		return -HIST_EINVAL;
 	if (n > MAX_CPUS)
-		return hist__td_err(c->td, -HIST_EINVAL, "BUFFER option lists %u CPUs", n);
-	cpus = calloc(n ? n : 1, sizeof(*cpus));
-	if (!cpus)
-		return hist__td_err(c->td, -HIST_ENOMEM, "out of memory");
-	for (i = 0; i < n; i++) {
-		rd_u32(r, &cpus[i].cpu, "BUFFER CPU");
-		rd_u64(r, &cpus[i].off, "BUFFER CPU");
-		rd_u64(r, &cpus[i].size, "BUFFER CPU");
+		return hist__td_err(td, -HIST_EINVAL, "BUFFER option lists %u CPUs", n);
+	if (td->nr_bufs >= 4096)
+		return hist__td_err(td, -HIST_EINVAL, "more than 4096 BUFFER options");
+	b = realloc(td->bufs, (td->nr_bufs + 1) * sizeof(*b));
+	if (!b)
+		return hist__td_err(td, -HIST_ENOMEM, "out of memory");
+	td->bufs = b;
+	b = &td->bufs[td->nr_bufs];
+	memset(b, 0, sizeof(*b));
+	b->name = strdup(name);
+	b->cpus = calloc(n ? n : 1, sizeof(*b->cpus));
+	if (!b->name || !b->cpus) {
+		free(b->name);
+		free(b->cpus);
+		return hist__td_err(td, -HIST_ENOMEM, "out of memory");
 	}
-	free(c->cpus);
-	c->cpus = cpus;
-	c->nr_cpus = n;
+	td->nr_bufs++;
+	for (i = 0; i < n; i++) {
+		rd_u32(r, &b->cpus[i].cpu, "BUFFER CPU");
+		rd_u64(r, &b->cpus[i].off, "BUFFER CPU");
+		rd_u64(r, &b->cpus[i].size, "BUFFER CPU");
+	}
+	b->nr_cpus = n;
+	b->page_size = ps;
+	snprintf(b->clock, sizeof(b->clock), "%s", clock);
+	/* its section is checked once they are all known (check_buffers()) */
 	c->have_buffer = 1;
-	c->buffer_is_top = !*name;
-	c->buf_sec = sec;
-	c->buf_page_size = ps;
-	snprintf(c->buf_clock, sizeof(c->buf_clock), "%s", clock);
+	if (!c->buf_secs_cap || td->nr_bufs > c->buf_secs_cap) {
+		uint64_t *ns = realloc(c->buf_secs, (size_t)td->nr_bufs * 2 * sizeof(*ns));
+
+		if (!ns)
+			return hist__td_err(td, -HIST_ENOMEM, "out of memory");
+		c->buf_secs = ns;
+		c->buf_secs_cap = td->nr_bufs * 2;
+	}
+	c->buf_secs[td->nr_bufs - 1] = sec;
 	return 0;
 }
 
@@ -444,11 +455,11 @@ static int handle_option(struct open_ctx *c, uint16_t id, const uint8_t *data,
 		break;
 	case OPT_CPUCOUNT:
 		if (size >= 4)
-			c->cpucount = hist__get32(data, td->big_endian);
+			td->cpucount = hist__get32(data, td->big_endian);
 		/* bounded like the v6 count: it sizes the lost-event table */
-		if (c->cpucount > MAX_CPUS)
+		if (td->cpucount > MAX_CPUS)
 			return hist__td_err(td, -HIST_EINVAL, "CPUCOUNT option says %u CPUs",
-					    c->cpucount);
+					    td->cpucount);
 		break;
 	case OPT_HEADER_INFO:
 	case OPT_FTRACE_EVENTS:
@@ -726,20 +737,21 @@ static int load_meta_section(struct open_ctx *c, uint16_t id, const char *what,
 
 /* ---- per-CPU data --------------------------------------------------- */
 
-/* Check CPU data and set up the streams (walked by stream.c). */
-static int setup_cpus(struct open_ctx *c, int compressed)
+/* Check the NR CPU entries CPUS of a buffer and set up the streams
+ * (walked by stream.c). */
+static int setup_cpus(struct hist_tracedat *td, const struct hist__cpu_ent *cpus,
+		      uint32_t nr_ent, int compressed)
 {
-	struct hist_tracedat *td = c->td;
 	uint32_t ps = td->pfmt.page_size, i, max_cpu = 0;
 
-	if (!c->nr_cpus)
+	if (!nr_ent)
 		goto lost;
-	td->streams = calloc(c->nr_cpus, sizeof(*td->streams));
-	td->heap = calloc(c->nr_cpus, sizeof(*td->heap));
+	td->streams = calloc(nr_ent, sizeof(*td->streams));
+	td->heap = calloc(nr_ent, sizeof(*td->heap));
 	if (!td->streams || !td->heap)
 		return hist__td_err(td, -HIST_ENOMEM, "out of memory");
-	for (i = 0; i < c->nr_cpus; i++) {
-		const struct cpu_ent *e = &c->cpus[i];
+	for (i = 0; i < nr_ent; i++) {
+		const struct hist__cpu_ent *e = &cpus[i];
 		struct hist__stream *s = &td->streams[td->nr_streams];
 
 		if (e->cpu >= MAX_CPUS)
@@ -829,8 +841,8 @@ static int setup_cpus(struct open_ctx *c, int compressed)
 		td->nr_streams++;
 	}
 lost:
-	td->nr_cpus = c->cpucount;
-	if (c->nr_cpus && max_cpu + 1 > td->nr_cpus)
+	td->nr_cpus = td->cpucount;
+	if (nr_ent && max_cpu + 1 > td->nr_cpus)
 		td->nr_cpus = max_cpu + 1;
 	td->nr_lost = td->nr_cpus;
 	td->lost = calloc(td->nr_lost ? td->nr_lost : 1, sizeof(*td->lost));
@@ -867,7 +879,7 @@ static int open_v6(struct open_ctx *c, struct rd *r)
 		return -HIST_EINVAL;
 	if (ncpus > MAX_CPUS)
 		return hist__td_err(td, -HIST_EINVAL, "CPU count %u out of range", ncpus);
-	c->cpucount = ncpus;
+	td->cpucount = ncpus;
 	if (rd_bytes(r, 10, &kind, "data kind"))
 		return -HIST_EINVAL;
 	if (!memcmp(kind, "options  ", 10)) {
@@ -904,7 +916,7 @@ static int open_v6(struct open_ctx *c, struct rd *r)
 	}
 	if ((ret = set_page_size(td, td->host_page_size)))
 		return ret;
-	return setup_cpus(c, 0);
+	return setup_cpus(td, c->cpus, c->nr_cpus, 0);
 }
 
 static uint64_t page_up(uint64_t v, uint32_t ps)
@@ -925,7 +937,7 @@ static uint64_t page_up(uint64_t v, uint32_t ps)
 static int recover_buffer(struct open_ctx *c)
 {
 	struct hist_tracedat *td = c->td;
-	uint32_t ps = td->host_page_size, i, n = 0, want = c->cpucount;
+	uint32_t ps = td->host_page_size, i, n = 0, want = td->cpucount;
 	const struct section *bs = NULL;
 	uint64_t pos;
 
@@ -981,12 +993,48 @@ static int recover_buffer(struct open_ctx *c)
 	return 0;
 }
 
+/* Note what is wrong with each buffer's section (td->bufs[i].bad). */
+static void check_buffers(struct open_ctx *c)
+{
+	struct hist_tracedat *td = c->td;
+	uint32_t i;
+
+	for (i = 0; i < td->nr_bufs; i++) {
+		struct hist__buffer *b = &td->bufs[i];
+		const struct section *bs = find_section_at(c, c->buf_secs[i]);
+
+		if (!bs || bs->id != OPT_BUFFER)
+			snprintf(b->bad, sizeof(b->bad),
+				 "BUFFER option points to offset %llu, which is not a buffer section",
+				 (unsigned long long)c->buf_secs[i]);
+		else if ((bs->flags & SEC_COMPRESSED) && !td->zstd)
+			snprintf(b->bad, sizeof(b->bad),
+				 "buffer section at offset %llu is compressed, but the file says 'none'",
+				 (unsigned long long)bs->off);
+		else
+			b->compressed = bs->flags & SEC_COMPRESSED;
+	}
+}
+
+/* Set up the streams over buffer K (none set up before). */
+static int use_buffer(struct hist_tracedat *td, uint32_t k)
+{
+	const struct hist__buffer *b = &td->bufs[k];
+	int ret = set_page_size(td, b->page_size ? b->page_size : td->host_page_size);
+
+	if (ret)
+		return ret;
+	td->cur_buf = k;
+	snprintf(td->clock, sizeof(td->clock), "%s", b->clock);
+	return setup_cpus(td, b->cpus, b->nr_cpus, b->compressed);
+}
+
 static int open_v7(struct open_ctx *c, struct rd *r)
 {
 	struct hist_tracedat *td = c->td;
 	const char *comp, *compver;
 	uint64_t first;
-	const struct section *bs;
+	uint32_t k;
 	int ret;
 
 	if (rd_cstr(r, &comp, "compression name") ||
@@ -1013,7 +1061,7 @@ static int open_v7(struct open_ctx *c, struct rd *r)
 	    (ret = load_meta_section(c, OPT_CMDLINES, "command lines", parse_cmdlines, 0)))
 		return ret;
 	if (!c->have_buffer && c->cut_at && td->zstd && recover_buffer(c) == 0)
-		return setup_cpus(c, 1);
+		return setup_cpus(td, c->cpus, c->nr_cpus, 1);
 	if (!c->have_buffer) {
 		if (c->have_text_buffer)
 			return hist__td_err(td, -HIST_EINVAL,
@@ -1021,21 +1069,17 @@ static int open_v7(struct open_ctx *c, struct rd *r)
 		/* No trace data at all: a valid, empty trace. */
 		if ((ret = set_page_size(td, td->host_page_size)))
 			return ret;
-		return setup_cpus(c, 0);
+		return setup_cpus(td, NULL, 0, 0);
 	}
-	bs = find_section_at(c, c->buf_sec);
-	if (!bs || bs->id != OPT_BUFFER)
-		return hist__td_err(td, -HIST_EINVAL,
-				    "BUFFER option points to offset %llu, which is not a buffer section",
-				    (unsigned long long)c->buf_sec);
-	if ((bs->flags & SEC_COMPRESSED) && !td->zstd)
-		return hist__td_err(td, -HIST_EINVAL,
-				    "buffer section at offset %llu is compressed, but the file says 'none'",
-				    (unsigned long long)bs->off);
-	if ((ret = set_page_size(td, c->buf_page_size ? c->buf_page_size :
-							td->host_page_size)))
-		return ret;
-	return setup_cpus(c, bs->flags & SEC_COMPRESSED);
+	check_buffers(c);
+	/* The top instance (empty name) first, else the first listed. */
+	for (k = 0; k < td->nr_bufs && td->bufs[k].name[0]; k++)
+		;
+	if (k == td->nr_bufs)
+		k = 0;
+	if (td->bufs[k].bad[0])
+		return hist__td_err(td, -HIST_EINVAL, "%s", td->bufs[k].bad);
+	return use_buffer(td, k);
 }
 
 static int build_id_index(struct hist_tracedat *td)
@@ -1144,12 +1188,13 @@ static int parse_file(struct hist_tracedat *td)
 	td->host_page_size = ps;
 	ret = td->version == 6 ? open_v6(&c, &r) : open_v7(&c, &r);
 	if (!ret) {
-		snprintf(td->clock, sizeof(td->clock), "%s",
-			 c.buf_clock[0] ? c.buf_clock : c.opt_clock);
+		if (!td->clock[0])
+			snprintf(td->clock, sizeof(td->clock), "%s", c.opt_clock);
 		ret = build_id_index(td);
 	}
 	free(c.cpus);
 	free(c.secs);
+	free(c.buf_secs);
 	return ret;
 }
 
@@ -1244,6 +1289,11 @@ void hist_tracedat_close(struct hist_tracedat *td)
 	hist__cmdlines_fini(&td->cmdlines);
 	hist__printk_fini(&td->printk);
 	free(td->uname);
+	for (i = 0; i < td->nr_bufs; i++) {
+		free(td->bufs[i].name);
+		free(td->bufs[i].cpus);
+	}
+	free(td->bufs);
 	if (td->zstd)
 		ZSTD_freeDCtx(td->zstd);
 	if (td->mapped)
@@ -1251,4 +1301,50 @@ void hist_tracedat_close(struct hist_tracedat *td)
 	else
 		free(td->map);
 	free(td);
+}
+
+/* ---- buffers ------------------------------------------------------------ */
+
+uint32_t hist_tracedat_nr_buffers(const struct hist_tracedat *td)
+{
+	return td->nr_bufs ? td->nr_bufs : 1;
+}
+
+const char *hist_tracedat_buffer_name(const struct hist_tracedat *td, uint32_t i)
+{
+	if (!td->nr_bufs)
+		return i == 0 ? "" : NULL;
+	return i < td->nr_bufs ? td->bufs[i].name : NULL;
+}
+
+const char *hist_tracedat_buffer(const struct hist_tracedat *td)
+{
+	return td->nr_bufs ? td->bufs[td->cur_buf].name : "";
+}
+
+int hist_tracedat_select_buffer(struct hist_tracedat *td, const char *name)
+{
+	uint32_t k;
+	int ret;
+
+	for (k = 0; k < td->nr_bufs && strcmp(td->bufs[k].name, name); k++)
+		;
+	if (k == td->nr_bufs) {
+		if (!td->nr_bufs && !name[0])
+			return hist_tracedat_rewind(td);
+		return hist__td_err(td, -HIST_ENOENT, "no buffer '%.64s' in the file", name);
+	}
+	if (td->bufs[k].bad[0])
+		return hist__td_err(td, -HIST_EINVAL, "%s", td->bufs[k].bad);
+	td->err[0] = '\0';
+	hist__streams_free(td);
+	ret = use_buffer(td, k);
+	if (ret) {
+		/* leave a valid, empty stream set behind */
+		hist__streams_free(td);
+		setup_cpus(td, NULL, 0, 0);
+		hist__streams_start(td);
+		return ret;
+	}
+	return hist__streams_start(td);
 }
