@@ -66,6 +66,11 @@ int tfs_write(struct live_tfs *t, const char *rel, const char *val,
 /* Path of INST/REL into BUF. */
 const char *tfs_path(const struct live_tfs *t, const char *rel, char *buf,
 		     size_t len);
+/* Remove the instances PROG.PID under T's tracefs whose process is gone
+ * (or whose pid now belongs to a process started after the instance was
+ * made), saying so on stderr unless QUIET.  Returns how many were
+ * removed, or -1 if one could not be. */
+int tfs_reap(const struct live_tfs *t, int quiet);
 
 /* ---- host.c ---- */
 
@@ -89,22 +94,57 @@ const char *host_clock(const struct live_host *h);
 /* ---- ring.c ---- */
 
 struct live_ring;
+struct pollfd;
 
-/* Open per_cpu/cpu* /trace_pipe_raw of T's instance.  NULL with ERR. */
+/* Events one CPU's buffer lost since ring_open(): the growth of the
+ * kernel's per_cpu/cpuN/stats counters, and what the pages said. */
+struct ring_loss {
+	uint32_t cpu;
+	uint64_t overrun;	/* overwritten before we read them */
+	uint64_t commit_overrun;	/* overwritten while being written */
+	uint64_t dropped;	/* refused: the buffer was full (no overwrite) */
+	uint64_t pages;		/* the pages' "missed events" (a lower bound) */
+	uint64_t lost;		/* the total: overrun + commit_overrun + dropped,
+				   or pages where stats is unreadable */
+};
+
+/* Open per_cpu/cpu* /trace_pipe_raw of T's instance (non-blocking) and
+ * read the loss counters' baseline.  NULL with ERR. */
 struct live_ring *ring_open(struct live_tfs *t, char *err, size_t errlen);
 void ring_close(struct live_ring *r);
+/* Ordered (the default): records are merged across CPUs in time stamp
+ * order, as inter-event triggers need.  Unordered: each page is fed as it
+ * is read, CPU by CPU (cheaper; fine when every trigger only counts). */
+void ring_set_ordered(struct live_ring *r, int ordered);
+/* TYPE is ftrace:kernel_stack's ID (options/stacktrace is on): attach
+ * those records to the event before them.  Implies ordered. -1: off. */
+void ring_set_stack_type(struct live_ring *r, int type);
+/* During FEED: the kernel stack recorded with the record being fed
+ * (innermost first), or NULL. */
+const uint64_t *ring_stack(const struct live_ring *r, uint32_t *nr);
+/* Fill FDS (at most MAX) with the per-CPU descriptors, POLLIN: readable
+ * once the CPU's buffer is buffer_percent full.  Returns how many. */
+size_t ring_pollfds(const struct live_ring *r, struct pollfd *fds, size_t max);
 /*
  * Read what the per-CPU buffers hold now and feed the records that are
  * complete (all of them when FINAL) to FEED, the CPUs merged in time
- * stamp order.  Returns the number of records fed (0: nothing was
- * waiting), or -1 with a message on stderr.
+ * stamp order when ordered.  Updates the loss counters.  Returns the
+ * number of records fed (0: nothing was waiting), or -1 with a message on
+ * stderr.
  */
 long ring_drain(struct live_ring *r, int final,
 		void (*feed)(void *arg, const struct hist_ftrace_record *rec),
 		void *arg);
-/* Events the kernel lost (pages said so), records read so far. */
+/* Events the kernel lost (all CPUs, as of the last drain), records read
+ * so far. */
 uint64_t ring_lost(const struct live_ring *r);
 uint64_t ring_records(const struct live_ring *r);
+/* Per CPU (I < ring_nr_cpus()): the losses as of the last drain. */
+uint32_t ring_nr_cpus(const struct live_ring *r);
+const struct ring_loss *ring_cpu_loss(const struct live_ring *r, uint32_t i);
+/* The worst drain's (records read + lost) / records read: how many times
+ * bigger the buffer would have had to be (1: nothing lost). */
+double ring_burst(const struct live_ring *r);
 
 /* x86_64 system call names (from hist-replay's table) */
 const char *replay_syscall_name(void *data, uint64_t nr);

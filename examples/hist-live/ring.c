@@ -4,19 +4,37 @@
  * per_cpu/cpuN/trace_pipe_raw: each read returns one sub-buffer (page) of
  * binary records, including a partly filled one, and consumes it.
  *
- * Inter-event triggers need the events of all CPUs in time order (a
- * wakeup on CPU 0 before the switch on CPU 1 it caused).  A drain reads
+ * Waiting: the descriptors are non-blocking and pollable (ring_pollfds());
+ * the kernel wakes a poller of trace_pipe_raw once the CPU's buffer is
+ * buffer_percent full (0: as soon as it holds anything), so an idle or
+ * quiet system costs the reader nothing between the caller's timers.
+ *
+ * Order: inter-event triggers need the events of all CPUs in time order
+ * (a wakeup on CPU 0 before the switch on CPU 1 it caused).  A drain reads
  * the CPUs one after the other, so a CPU read early may still receive
- * events older than the newest ones of a CPU read late.  Each drain
- * therefore first writes a line to the instance's trace_marker: its
- * record's time stamp T is "now" in the trace clock, and every event
- * stamped before T was in its buffer when the CPUs were read.  Records up
- * to T are merged by time stamp and fed; newer ones wait, copied, for the
- * next drain.  The last drain (tracing off) feeds everything.
+ * events older than the newest ones of a CPU read late.  In ordered mode
+ * each drain therefore first writes a line to the instance's
+ * trace_marker: its record's time stamp T is "now" in the trace clock,
+ * and every event stamped before T was in its buffer when the CPUs were
+ * read.  Records up to T are merged by time stamp and fed; newer ones
+ * wait, copied, for the next drain.  The last drain (tracing off) feeds
+ * everything.  Unordered mode (plain histograms: counting commutes) feeds
+ * each page as it is read, without copies or markers.
+ *
+ * Stacks: with ring_set_stack_type(), the ftrace:kernel_stack record that
+ * options/stacktrace writes right after an event on the same CPU is
+ * attached to that event (ring_stack() while it is being fed).
+ *
+ * Losses: the kernel counts, per CPU, the events it overwrote (overrun),
+ * overwrote mid-commit (commit overrun) and refused (dropped events) in
+ * per_cpu/cpuN/stats.  Those counters are read at open (the baseline) and
+ * after every drain; their growth is what this reader lost, exactly.  The
+ * pages' "missed events" flags are the fallback where stats is unreadable.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,11 +44,20 @@
 
 /* pages read per CPU per drain: bounds the memory of one drain */
 #define DRAIN_PAGES 256
+/* kernel_stack: "int size" entries, then "unsigned long caller[]";
+ * the first two frames are the tracing machinery (trace_event_raw_event_*
+ * and the tracepoint's caller), which a hist stack key does not show
+ * (the same skip as hist-replay's, examples/hist-replay/comm.c) */
+#define STACK_SIZE_OFF 8
+#define STACK_CALLER_OFF 16
+#define STACK_SKIP 2
+#define STACK_MAX 64
 
 /* A record waiting for its turn: its bytes are in the CPU's data. */
 struct pend {
 	uint64_t ts;
 	uint32_t off, len;
+	uint32_t stack_off, nr_stack;	/* frames (8 bytes each) in data */
 	uint16_t type;
 };
 
@@ -41,17 +68,27 @@ struct cpu_buf {
 	size_t head, n, cap;
 	uint8_t *data;
 	size_t data_len, data_cap;
+	struct ring_loss loss;
+	struct ring_loss base;	/* stats at open */
+	int have_stats;
+	uint64_t drain_read;	/* records read since the last stats look */
 };
 
 struct live_ring {
 	struct hist_ftrace_page_fmt fmt;
+	char per_cpu[PATH_MAX];
 	uint8_t *page;		/* one read */
 	struct cpu_buf *cpus;
 	uint32_t nr_cpus;
+	int ordered;
 	int marker_fd;		/* trace_marker, or -1 */
 	uint32_t print_id;	/* ftrace:print, the marker's record type */
+	int stack_type;		/* ftrace:kernel_stack, or -1 */
 	char token[64];		/* our marker text */
-	uint64_t lost, records;
+	uint64_t records;
+	double burst;		/* worst (read + lost) / read of one drain */
+	uint64_t cur_stack[STACK_MAX];	/* the stack of the record being fed */
+	uint32_t nr_cur_stack;
 };
 
 static int big_endian(void)
@@ -116,25 +153,57 @@ static int cmp_cpu(const void *a, const void *b)
 	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
 }
 
+/* "overrun: N" and friends of per_cpu/cpuN/stats; 0 or -1. */
+static int read_stats(const struct live_ring *r, uint32_t cpu, struct ring_loss *out)
+{
+	char p[PATH_MAX], buf[1024];
+	const char *s;
+	ssize_t k;
+	int fd;
+
+	if (live_fmt(p, sizeof(p), "%s/cpu%u/stats", r->per_cpu, cpu))
+		return -1;
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	k = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (k <= 0)
+		return -1;
+	buf[k] = 0;
+	if (!(s = strstr(buf, "\noverrun: ")) && strncmp(buf, "overrun: ", 9))
+		return -1;
+	s = s ? s + 10 : buf + 9;
+	out->overrun = strtoull(s, NULL, 10);
+	s = strstr(buf, "commit overrun: ");
+	out->commit_overrun = s ? strtoull(s + 16, NULL, 10) : 0;
+	s = strstr(buf, "dropped events: ");
+	out->dropped = s ? strtoull(s + 16, NULL, 10) : 0;
+	return 0;
+}
+
 struct live_ring *ring_open(struct live_tfs *t, char *err, size_t errlen)
 {
 	struct live_ring *r = calloc(1, sizeof(*r));
-	char dir[PATH_MAX];
 	struct dirent *d;
 	DIR *dp;
+	uint32_t i;
 
 	if (!r)
 		goto nomem;
 	r->marker_fd = -1;
+	r->stack_type = -1;
+	r->ordered = 1;
+	r->burst = 1;
 	if (page_fmt(t, &r->fmt, err, errlen))
 		goto fail;
 	r->page = malloc(r->fmt.page_size);
 	if (!r->page)
 		goto nomem;
-	tfs_path(t, "per_cpu", dir, sizeof(dir));
-	dp = opendir(dir);
+	tfs_path(t, "per_cpu", r->per_cpu, sizeof(r->per_cpu));
+	dp = opendir(r->per_cpu);
 	if (!dp) {
-		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		snprintf(err, errlen, "%s: %s", r->per_cpu, strerror(errno));
 		goto fail;
 	}
 	while ((d = readdir(dp))) {
@@ -144,7 +213,8 @@ struct live_ring *ring_open(struct live_tfs *t, char *err, size_t errlen)
 		int fd;
 
 		if (sscanf(d->d_name, "cpu%u", &cpu) != 1 ||
-		    live_fmt(p, sizeof(p), "%s/%s/trace_pipe_raw", dir, d->d_name))
+		    live_fmt(p, sizeof(p), "%s/%s/trace_pipe_raw", r->per_cpu,
+			     d->d_name))
 			continue;
 		fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0)
@@ -163,10 +233,17 @@ struct live_ring *ring_open(struct live_tfs *t, char *err, size_t errlen)
 	}
 	closedir(dp);
 	if (!r->nr_cpus) {
-		snprintf(err, errlen, "%s: no readable cpu*/trace_pipe_raw", dir);
+		snprintf(err, errlen, "%s: no readable cpu*/trace_pipe_raw",
+			 r->per_cpu);
 		goto fail;
 	}
 	qsort(r->cpus, r->nr_cpus, sizeof(*r->cpus), cmp_cpu);
+	for (i = 0; i < r->nr_cpus; i++) {
+		struct cpu_buf *c = &r->cpus[i];
+
+		c->loss.cpu = c->base.cpu = c->cpu;
+		c->have_stats = !read_stats(r, c->cpu, &c->base);
+	}
 	open_marker(r, t);
 	return r;
 nomem:
@@ -194,24 +271,52 @@ void ring_close(struct live_ring *r)
 	free(r);
 }
 
-static int queue(struct cpu_buf *c, const struct hist_ftrace_record *rec)
+void ring_set_ordered(struct live_ring *r, int ordered)
 {
-	struct pend *p;
+	r->ordered = ordered;
+}
 
+void ring_set_stack_type(struct live_ring *r, int type)
+{
+	r->stack_type = type;
+	if (type >= 0)
+		r->ordered = 1;	/* stacks are attached while queueing */
+}
+
+const uint64_t *ring_stack(const struct live_ring *r, uint32_t *nr)
+{
+	*nr = r->nr_cur_stack;
+	return r->nr_cur_stack ? r->cur_stack : NULL;
+}
+
+size_t ring_pollfds(const struct live_ring *r, struct pollfd *fds, size_t max)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_cpus && i < max; i++) {
+		fds[i].fd = r->cpus[i].fd;
+		fds[i].events = POLLIN;
+		fds[i].revents = 0;
+	}
+	return i;
+}
+
+static int reserve(struct cpu_buf *c, size_t bytes)
+{
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 1024;
+		struct pend *p = realloc(c->v, cap * sizeof(*p));
 
-		p = realloc(c->v, cap * sizeof(*p));
 		if (!p)
 			return -1;
 		c->v = p;
 		c->cap = cap;
 	}
-	if (c->data_len + rec->len > c->data_cap) {
+	if (c->data_len + bytes > c->data_cap) {
 		size_t cap = c->data_cap ? 2 * c->data_cap : 65536;
 		uint8_t *d;
 
-		while (cap < c->data_len + rec->len)
+		while (cap < c->data_len + bytes)
 			cap *= 2;
 		d = realloc(c->data, cap);
 		if (!d)
@@ -219,13 +324,62 @@ static int queue(struct cpu_buf *c, const struct hist_ftrace_record *rec)
 		c->data = d;
 		c->data_cap = cap;
 	}
+	return 0;
+}
+
+static int queue(struct cpu_buf *c, const struct hist_ftrace_record *rec)
+{
+	struct pend *p;
+
+	if (reserve(c, rec->len))
+		return -1;
 	p = &c->v[c->n++];
 	p->ts = rec->ts;
 	p->off = (uint32_t)c->data_len;
 	p->len = rec->len;
 	p->type = rec->type;
+	p->stack_off = 0;
+	p->nr_stack = 0;
 	memcpy(c->data + c->data_len, rec->data, rec->len);
 	c->data_len += rec->len;
+	return 0;
+}
+
+/* REC is the kernel_stack record that follows the last queued record of
+ * C (same CPU, written right after it): keep its frames with that one. */
+static int attach_stack(struct cpu_buf *c, const struct hist_ftrace_record *rec)
+{
+	struct pend *p;
+	int32_t size;
+	uint32_t n, avail, i;
+
+	if (c->n == c->head || rec->len < STACK_CALLER_OFF)
+		return 0;	/* its event was fed in an earlier drain */
+	p = &c->v[c->n - 1];
+	if (p->nr_stack)
+		return 0;
+	memcpy(&size, rec->data + STACK_SIZE_OFF, sizeof(size));
+	avail = (rec->len - STACK_CALLER_OFF) / 8;
+	n = size > 0 && (uint32_t)size < avail ? (uint32_t)size : avail;
+	if (n <= STACK_SKIP)
+		return 0;
+	n -= STACK_SKIP;
+	if (n > STACK_MAX)
+		n = STACK_MAX;
+	if (reserve(c, (size_t)n * 8))
+		return -1;
+	p = &c->v[c->n - 1];	/* reserve() may have moved it */
+	for (i = 0; i < n; i++) {
+		uint64_t ip;
+
+		memcpy(&ip, rec->data + STACK_CALLER_OFF + (STACK_SKIP + i) * 8, 8);
+		if (!ip)
+			break;
+		memcpy(c->data + c->data_len + (size_t)i * 8, &ip, 8);
+	}
+	p->stack_off = (uint32_t)c->data_len;
+	p->nr_stack = i;
+	c->data_len += (size_t)i * 8;
 	return 0;
 }
 
@@ -237,9 +391,17 @@ static int is_marker(const struct live_ring *r, const struct hist_ftrace_record 
 	       !memcmp(rec->data + 16, r->token, n);
 }
 
-/* Queue the records C's buffer holds (at most DRAIN_PAGES pages);
- * *SYNC gets the time stamp of our marker if it is among them. */
-static int read_cpu(struct live_ring *r, struct cpu_buf *c, uint64_t *sync)
+struct feeder {
+	void (*feed)(void *arg, const struct hist_ftrace_record *rec);
+	void *arg;
+	long n;
+};
+
+/* Read the records C's buffer holds (at most DRAIN_PAGES pages): queue
+ * them (ordered) or feed them (unordered).  *SYNC gets the time stamp of
+ * our marker if it is among them. */
+static int read_cpu(struct live_ring *r, struct cpu_buf *c, uint64_t *sync,
+		    struct feeder *f)
 {
 	uint32_t pages;
 
@@ -270,13 +432,23 @@ static int read_cpu(struct live_ring *r, struct cpu_buf *c, uint64_t *sync)
 			continue;
 		}
 		if (it.missed)
-			r->lost += it.lost ? it.lost : 1;
+			c->loss.pages += it.lost ? it.lost : 1;
 		while ((ret = hist_ftrace_page_next(&it, &rec)) > 0) {
+			c->drain_read++;
+			if (!r->ordered) {
+				f->feed(f->arg, &rec);
+				f->n++;
+				continue;
+			}
 			if (is_marker(r, &rec)) {
 				*sync = rec.ts;
 				continue;
 			}
-			if (queue(c, &rec)) {
+			if (rec.type == r->stack_type)
+				ret = attach_stack(c, &rec);
+			else
+				ret = queue(c, &rec);
+			if (ret) {
 				fprintf(stderr, PROG ": out of memory\n");
 				return -1;
 			}
@@ -304,10 +476,44 @@ static void compact(struct cpu_buf *c)
 		memmove(c->data + off, c->data + p->off, p->len);
 		p->off = (uint32_t)off;
 		off += p->len;
+		if (p->nr_stack) {
+			memmove(c->data + off, c->data + p->stack_off,
+				(size_t)p->nr_stack * 8);
+			p->stack_off = (uint32_t)off;
+			off += (size_t)p->nr_stack * 8;
+		}
 	}
 	c->n -= c->head;
 	c->head = 0;
 	c->data_len = off;
+}
+
+/* The kernel's counters now: what C lost since open, and how much bigger
+ * its buffer would have had to be for this drain. */
+static void update_loss(struct live_ring *r, struct cpu_buf *c)
+{
+	struct ring_loss now;
+	uint64_t before = c->loss.lost, got;
+
+	if (c->have_stats && !read_stats(r, c->cpu, &now)) {
+		c->loss.overrun = now.overrun - c->base.overrun;
+		c->loss.commit_overrun = now.commit_overrun - c->base.commit_overrun;
+		c->loss.dropped = now.dropped - c->base.dropped;
+		c->loss.lost = c->loss.overrun + c->loss.commit_overrun +
+			       c->loss.dropped;
+	}
+	/* the pages' flags only say "some", so they bound from below */
+	if (c->loss.pages > c->loss.lost)
+		c->loss.lost = c->loss.pages;
+	got = c->loss.lost - before;
+	if (got) {
+		double need = (double)(c->drain_read + got) /
+			      (double)(c->drain_read ? c->drain_read : 1);
+
+		if (need > r->burst)
+			r->burst = need;
+	}
+	c->drain_read = 0;
 }
 
 long ring_drain(struct live_ring *r, int final,
@@ -315,21 +521,23 @@ long ring_drain(struct live_ring *r, int final,
 		void *arg)
 {
 	uint64_t limit = UINT64_MAX, sync = 0;
-	long n = 0;
+	struct feeder f = { feed, arg, 0 };
 	uint32_t i;
 
 	/* "now", as a record on the trace clock */
-	if (!final && r->marker_fd >= 0 &&
+	if (r->ordered && !final && r->marker_fd >= 0 &&
 	    write(r->marker_fd, r->token, strlen(r->token)) < 0) {
 		close(r->marker_fd);
 		r->marker_fd = -1;
 	}
-	for (i = 0; i < r->nr_cpus; i++)
-		if (read_cpu(r, &r->cpus[i], &sync))
+	for (i = 0; i < r->nr_cpus; i++) {
+		if (read_cpu(r, &r->cpus[i], &sync, &f))
 			return -1;
+		update_loss(r, &r->cpus[i]);
+	}
 	if (!final && sync)
 		limit = sync;
-	for (;;) {
+	while (r->ordered) {
 		struct cpu_buf *best = NULL;
 		struct hist_ftrace_record rec;
 		const struct pend *p;
@@ -351,18 +559,43 @@ long ring_drain(struct live_ring *r, int final,
 		rec.len = p->len;
 		rec.cpu = best->cpu;
 		rec.type = p->type;
+		r->nr_cur_stack = p->nr_stack;
+		if (p->nr_stack)
+			memcpy(r->cur_stack, best->data + p->stack_off,
+			       (size_t)p->nr_stack * 8);
 		feed(arg, &rec);
-		n++;
+		f.n++;
 	}
+	r->nr_cur_stack = 0;
 	for (i = 0; i < r->nr_cpus; i++)
 		compact(&r->cpus[i]);
-	r->records += (uint64_t)n;
-	return n;
+	r->records += (uint64_t)f.n;
+	return f.n;
 }
 
 uint64_t ring_lost(const struct live_ring *r)
 {
-	return r->lost;
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < r->nr_cpus; i++)
+		n += r->cpus[i].loss.lost;
+	return n;
+}
+
+uint32_t ring_nr_cpus(const struct live_ring *r)
+{
+	return r->nr_cpus;
+}
+
+const struct ring_loss *ring_cpu_loss(const struct live_ring *r, uint32_t i)
+{
+	return &r->cpus[i].loss;
+}
+
+double ring_burst(const struct live_ring *r)
+{
+	return r->burst;
 }
 
 uint64_t ring_records(const struct live_ring *r)
