@@ -9,9 +9,15 @@
  * directory undoes it all.  With --top it uses the top-level buffer and
  * restores each file it changed (events' enable, tracing_on,
  * trace_clock, buffer_size_kb) to its old value.
+ *
+ * A process killed with SIGKILL cannot remove its instance; the pid in
+ * the name lets the next run (tfs_reap(), hist-live --cleanup) tell a
+ * left-behind instance from the one of a running hist-live.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,6 +215,7 @@ int tfs_write(struct live_tfs *t, const char *rel, const char *val, int remember
 {
 	char p[PATH_MAX];
 	char *old = NULL;
+	size_t n;
 	int ret;
 
 	tfs_path(t, rel, p, sizeof(p));
@@ -217,6 +224,10 @@ int tfs_write(struct live_tfs *t, const char *rel, const char *val, int remember
 		if (!old)
 			return -errno;
 		current_value(old);
+		/* an event's filter file reads "none" when cleared by "0" */
+		n = strlen(rel);
+		if (n >= 7 && !strcmp(rel + n - 7, "/filter") && !strcmp(old, "none"))
+			strcpy(old, "0");
 		if (!strcmp(old, val)) {
 			free(old);
 			return 0;	/* nothing to change, nothing to undo */
@@ -272,6 +283,7 @@ int tfs_open(struct live_tfs *t, const char *dir, int top, char *err,
 
 void tfs_close(struct live_tfs *t)
 {
+	char p[PATH_MAX];
 	int i;
 
 	while (t->nr_undo) {
@@ -288,6 +300,12 @@ void tfs_close(struct live_tfs *t)
 	t->undo = NULL;
 	t->cap_undo = 0;
 	if (t->instance) {
+		/* should the rmdir fail, a left-behind instance records
+		 * nothing (write_path's errors do not matter here) */
+		live_fmt(p, sizeof(p), "%s/tracing_on", t->inst);
+		write_path(p, "0");
+		live_fmt(p, sizeof(p), "%s/events/enable", t->inst);
+		write_path(p, "0");
 		/* the kernel refuses while a file of it is open: retry */
 		for (i = 0; i < 50 && rmdir(t->inst) && errno == EBUSY; i++)
 			usleep(20000);
@@ -302,4 +320,94 @@ void tfs_close(struct live_tfs *t)
 				strerror(errno));
 		t->mounted = 0;
 	}
+}
+
+/* When process PID started, in seconds since the epoch; 0 if unknown. */
+static double proc_start(int pid)
+{
+	char p[64], buf[1024], *s;
+	unsigned long long ticks = 0, btime = 0;
+	FILE *f;
+	size_t n;
+	int i;
+
+	snprintf(p, sizeof(p), "/proc/%d/stat", pid);
+	f = fopen(p, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* field 22, counted after the ")" that ends the command name */
+	s = strrchr(buf, ')');
+	for (i = 2; s && i < 22; i++)
+		s = strchr(s + 1, ' ');
+	if (!s)
+		return 0;
+	ticks = strtoull(s + 1, NULL, 10);
+	f = fopen("/proc/stat", "r");
+	while (f && fgets(buf, sizeof(buf), f))
+		if (sscanf(buf, "btime %llu", &btime) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return btime ? (double)btime + (double)ticks / (double)sysconf(_SC_CLK_TCK) : 0;
+}
+
+/* Is the hist-live that made instance DIR (named PROG.PID) gone? */
+static int instance_stale(const char *dir, int pid)
+{
+	struct stat st;
+	double started;
+
+	if (pid <= 0)
+		return 0;
+	if (kill(pid, 0) && errno == ESRCH)
+		return 1;
+	if (pid == (int)getpid() || stat(dir, &st))
+		return 0;
+	/* the pid was reused if its process started after the instance
+	 * was made (a second of slack: btime is whole seconds) */
+	started = proc_start(pid);
+	return started > (double)st.st_ctim.tv_sec + 1.0;
+}
+
+int tfs_reap(const struct live_tfs *t, int quiet)
+{
+	static const char prefix[] = PROG ".";
+	char dir[PATH_MAX], p[PATH_MAX];
+	struct dirent *d;
+	int n = 0, failed = 0;
+	DIR *dp;
+
+	if (live_fmt(dir, sizeof(dir), "%s/instances", t->root) ||
+	    !(dp = opendir(dir)))
+		return 0;	/* a kernel without instances */
+	while ((d = readdir(dp))) {
+		char *end;
+		long pid;
+		int i;
+
+		if (strncmp(d->d_name, prefix, sizeof(prefix) - 1))
+			continue;
+		pid = strtol(d->d_name + sizeof(prefix) - 1, &end, 10);
+		if (*end || pid <= 0 || pid > INT_MAX ||
+		    live_fmt(p, sizeof(p), "%s/%s", dir, d->d_name) ||
+		    !instance_stale(p, (int)pid))
+			continue;
+		for (i = 0; i < 50 && rmdir(p) && errno == EBUSY; i++)
+			usleep(20000);
+		if (access(p, F_OK) == 0) {
+			fprintf(stderr, PROG ": could not remove %s, left by "
+				"process %ld: %s\n", p, pid, strerror(errno));
+			failed = 1;
+			continue;
+		}
+		n++;
+		if (!quiet)
+			fprintf(stderr, PROG ": removed %s, left by process %ld "
+				"(no longer running)\n", p, pid);
+	}
+	closedir(dp);
+	return failed ? -1 : n;
 }
