@@ -5,16 +5,30 @@
  * The kernel still records events (CONFIG_EVENT_TRACING); hist-live
  * enables the events that the triggers name, reads the raw ring-buffer
  * pages, feeds every record through libhist and prints the `hist` files
- * the kernel would have printed: on exit (SIGINT, SIGTERM, the end of a
- * command, -d) and every -i SECONDS.  What it changed in tracefs is
- * undone on exit (see tracefs.c).
+ * the kernel would have printed: on exit (a signal, the end of a command
+ * or of the -p processes, -d) and every -i SECONDS.  What it changed in
+ * tracefs is undone on exit (see tracefs.c).
+ *
+ * The loop sleeps in ppoll() on the per-CPU buffers (woken when one is
+ * buffer_percent full), the -i/-d timer, the signals and the processes it
+ * follows; it never polls on a clock of its own, so an idle system costs
+ * it nothing.  Its own pid is in the instance's set_event_notrace_pid:
+ * the kernel records none of its system calls or context switches, so
+ * neither its rows nor the work of reading them exist.  The signals it
+ * handles stay blocked outside ppoll(), so a signal never interrupts a
+ * tracefs write half done: each is seen at the next wait, and the undo
+ * runs on the normal exit path.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -22,8 +36,19 @@
 
 #include "live.h"
 
-/* exit statuses: 3 says "cannot trace here" (no tracefs, no permission) */
-enum { EXIT_OK = 0, EXIT_REJECTED = 1, EXIT_USAGE = 2, EXIT_NOTRACE = 3 };
+/*
+ * Exit statuses of hist-live's own.  With a COMMAND that ended by itself,
+ * hist-live exits with its status instead (128+N if a signal N killed
+ * it), unless hist-live itself failed.
+ */
+enum {
+	EXIT_OK = 0,
+	EXIT_REJECTED = 1,	/* a trigger command was rejected */
+	EXIT_USAGE = 2,		/* bad usage, or no trigger left to run */
+	EXIT_NOTRACE = 3,	/* no tracefs, not permitted */
+	EXIT_TRACEFAIL = 4,	/* tracing failed while running (read, output) */
+	EXIT_EXEC = 127,	/* COMMAND could not be run */
+};
 
 static const char usage_text[] =
 	"usage: " PROG " [OPTIONS] [-- COMMAND [ARG...]]\n"
@@ -33,7 +58,8 @@ static const char usage_text[] =
 	"enabled in a private trace instance, their records read from the\n"
 	"per-CPU ring buffers and aggregated by libhist.  The histograms are\n"
 	"printed as `cat events/SYSTEM/EVENT/hist` would print them, on exit\n"
-	"(Ctrl-C, the end of COMMAND, -d) and every -i SECONDS.\n"
+	"(Ctrl-C, the end of COMMAND or of the -p processes, -d) and every\n"
+	"-i SECONDS, each followed by a '# lost:' line.\n"
 	"\n"
 	"  -t, --trigger 'SYSTEM/EVENT COMMAND'\n"
 	"                        a trigger command (repeatable, in order)\n"
@@ -42,13 +68,22 @@ static const char usage_text[] =
 	"                        'synthetic_events DEFINITION'; '#' comments\n"
 	"  -s, --synth 'DEFINITION'\n"
 	"                        define a synthetic event (repeatable)\n"
+	"  -p, --pid PID         record only the events of process PID (its\n"
+	"                        threads; repeatable); stop when all are gone\n"
+	"      --follow          also record the children and new threads of\n"
+	"                        COMMAND or of the -p processes\n"
 	"  -i, --interval SECONDS\n"
 	"                        also print every SECONDS\n"
+	"      --delta           with -i: each print holds only its interval\n"
 	"  -d, --duration SECONDS\n"
 	"                        stop after SECONDS\n"
 	"  -o, --output FILE     print to FILE instead of standard output\n"
-	"      --json            print JSON (the schema of hist-replay --json)\n"
-	"  -b, --buffer-kb N     per-CPU ring buffer size in KiB\n"
+	"      --json            print JSON, one document per line\n"
+	"  -b, --buffer-kb N     per-CPU ring buffer size in KiB (default: 4096\n"
+	"                        per traced event, at most 32768, and in all at\n"
+	"                        most 1/32 of the memory)\n"
+	"      --no-kernel-filter\n"
+	"                        do not give the triggers' filters to the kernel\n"
 	"      --top             use the top-level buffer instead of a private\n"
 	"                        instance (the files changed are restored)\n"
 	"      --tracefs DIR     tracefs is at DIR (default: the mounted one,\n"
@@ -56,29 +91,40 @@ static const char usage_text[] =
 	"      --kernel VERSION  accept, reject, log and print as Linux VERSION\n"
 	"                        does: 6.1, 6.12 or latest (default: the\n"
 	"                        running kernel's version)\n"
+	"      --cleanup         only remove the instances that hist-live\n"
+	"                        processes no longer running left behind\n"
 	"  -q, --quiet           no progress messages on standard error\n"
 	"  -h, --help            this text\n"
 	"      --version         print the version\n"
 	"\n"
-	"With COMMAND, hist-live runs it once tracing is on and stops when it\n"
-	"exits.  Exit status: 0 success; 1 a command was rejected; 2 bad usage\n"
-	"or a tracing error; 3 tracing is not available here (no tracefs, not\n"
-	"permitted).\n";
+	"With COMMAND, hist-live runs it once tracing is on, stops when it\n"
+	"exits and exits with its status.  Own exit statuses: 0 success;\n"
+	"1 a command was rejected; 2 bad usage; 3 tracing is not available\n"
+	"here (no tracefs, not permitted); 4 tracing failed while running;\n"
+	"127 COMMAND could not be run.\n";
 
-enum { OPT_JSON = 256, OPT_TOP, OPT_TRACEFS, OPT_VERSION, OPT_KERNEL };
+enum {
+	OPT_JSON = 256, OPT_TOP, OPT_TRACEFS, OPT_VERSION, OPT_FOLLOW,
+	OPT_DELTA, OPT_CLEANUP, OPT_NO_KFILTER, OPT_KERNEL,
+};
 
 static const struct option long_opts[] = {
 	{ "trigger", required_argument, NULL, 't' },
 	{ "trigger-file", required_argument, NULL, 'T' },
 	{ "synth", required_argument, NULL, 's' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "follow", no_argument, NULL, OPT_FOLLOW },
 	{ "interval", required_argument, NULL, 'i' },
+	{ "delta", no_argument, NULL, OPT_DELTA },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "buffer-kb", required_argument, NULL, 'b' },
+	{ "no-kernel-filter", no_argument, NULL, OPT_NO_KFILTER },
 	{ "top", no_argument, NULL, OPT_TOP },
 	{ "tracefs", required_argument, NULL, OPT_TRACEFS },
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
+	{ "cleanup", no_argument, NULL, OPT_CLEANUP },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -87,33 +133,53 @@ static const struct option long_opts[] = {
 
 struct cmd {
 	char *target, *text;	/* target "synthetic_events" or SYS/EVENT */
+	int accepted;
+};
+
+/* A process of -p: its pidfd tells when it is gone. */
+struct watched {
+	int pid, fd;
 };
 
 struct state {
 	struct cmd *cmds;
 	size_t nr_cmds;
+	struct watched *pids;
+	size_t nr_pids;
 	double interval, duration;
 	const char *output, *tracefs;
+	const char *kernel;	/* --kernel, or NULL: the running kernel's */
 	long buffer_kb;
-	int json, top, quiet;
+	int json, top, quiet, follow, delta, cleanup, no_kfilter;
+	char **argv;		/* COMMAND, or NULL */
 	FILE *out;
 	hist_ctx *ctx;
 	struct live_host *host;
 	struct live_tfs tfs;
 	struct live_ring *ring;
-	pid_t child;
+	pid_t child;		/* COMMAND while it runs */
+	int child_status, child_done, child_ended_by_us;
+	int release_fd;		/* COMMAND waits for EOF on this before exec */
 	int rejected;
-	double start;
-	const char *kernel;	/* --kernel, or NULL: the running kernel's */
+	int out_closed;		/* the reader of our output went away */
+	double start, last_print;
+	uint64_t printed_lost;	/* --delta: the loss total at the last print */
+	sigset_t wait_mask;	/* the mask while waiting: our signals open */
+	sigset_t orig_mask;	/* COMMAND gets this one */
 };
 
-static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t stop_sig, child_changed;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	stop_requested = 1;
+	if (sig == SIGCHLD)
+		child_changed = 1;
+	else if (!stop_sig)
+		stop_sig = sig;
 }
+
+/* The signals that stop hist-live (and restore tracefs), and SIGCHLD. */
+static const int handled[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD };
 
 static double now(void)
 {
@@ -133,6 +199,7 @@ static void add_cmd(struct state *st, const char *target, size_t tlen,
 		fprintf(stderr, PROG ": out of memory\n");
 		exit(EXIT_USAGE);
 	}
+	v[st->nr_cmds].accepted = 0;
 	st->cmds = v;
 	st->nr_cmds++;
 }
@@ -188,15 +255,116 @@ static int parse_seconds(const char *s, double *out)
 	return 0;
 }
 
+static int add_pid(struct state *st, const char *s)
+{
+	char *end;
+	long pid = strtol(s, &end, 10);
+	struct watched *v;
+
+	if (!*s || *end || pid <= 0 || pid > INT32_MAX)
+		return -1;
+	v = realloc(st->pids, (st->nr_pids + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	v[st->nr_pids].pid = (int)pid;
+	v[st->nr_pids].fd = -1;
+	st->pids = v;
+	st->nr_pids++;
+	return 0;
+}
+
+/* ---- output --------------------------------------------------------- */
+
 static int file_write(void *arg, const char *buf, size_t len)
 {
 	return fwrite(buf, 1, len, arg) == len ? 0 : -1;
+}
+
+/* JSON on one line (NDJSON): the printers' newlines and the indentation
+ * after them go; a raw newline is never inside a JSON string. */
+static int line_write(void *arg, const char *buf, size_t len)
+{
+	static int skip_blanks;
+	FILE *f = arg;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (buf[i] == '\n') {
+			skip_blanks = 1;
+			continue;
+		}
+		if (skip_blanks && buf[i] == ' ')
+			continue;
+		skip_blanks = 0;
+		if (putc(buf[i], f) == EOF)
+			return -1;
+	}
+	return 0;
 }
 
 static void print_errlog(struct state *st)
 {
 	hist_ctx_print_error_log(st->ctx, file_write, stderr);
 	hist_ctx_clear_error_log(st->ctx);
+}
+
+/* ---- commands -------------------------------------------------------- */
+
+/* The event a "SYSTEM/EVENT" target names, or NULL. */
+static hist_event *target_event(struct state *st, const struct cmd *c)
+{
+	char *slash = strchr(c->target, '/');
+	hist_event *ev;
+
+	if (!slash)
+		return NULL;
+	*slash = 0;
+	ev = hist_event_lookup(st->ctx, c->target, slash + 1);
+	*slash = '/';
+	return ev;
+}
+
+/*
+ * The filter of trigger command TEXT ("hist:... if FILTER"), as the
+ * kernel splits it: the command ends at the first blank, and what follows
+ * is a filter if it starts with "if".  *LEN gets the command's length.
+ * NULL if there is no filter.
+ */
+static const char *cmd_filter(const char *text, size_t *len)
+{
+	const char *p;
+
+	*len = strcspn(text, " \t");
+	p = text + *len;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (strncmp(p, "if", 2) || (p[2] != ' ' && p[2] != '\t'))
+		return NULL;
+	p += 2;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return *p ? p : NULL;
+}
+
+static int is_hist_cmd(const char *text)
+{
+	return !strncmp(text, "hist:", 5) || !strcmp(text, "hist");
+}
+
+/* The live shim's limits, said before anything runs: 0 or -1. */
+static int check_cmd(struct state *st, const struct cmd *c)
+{
+	if (strstr(c->text, ".snapshot(") || !strncmp(c->text, "snapshot", 8))
+		fprintf(stderr, PROG ": warning: %s: '%s': a snapshot() is noted in "
+			"the histogram, but no copy of the trace buffer is kept\n",
+			c->target, c->text);
+	if (!strncmp(c->text, "traceon", 7) || !strncmp(c->text, "traceoff", 8) ||
+	    !strncmp(c->text, "stacktrace", 10))
+		fprintf(stderr, PROG ": warning: %s: '%s': does nothing here (it would "
+			"act on the trace buffer, which hist-live reads itself)\n",
+			c->target, c->text);
+	(void)st;
+	return 0;
 }
 
 /* Synthetic events first, then the triggers, as hist-replay does. */
@@ -209,7 +377,6 @@ static void apply_cmds(struct state *st)
 		for (i = 0; i < st->nr_cmds; i++) {
 			struct cmd *c = &st->cmds[i];
 			int synth = !strcmp(c->target, "synthetic_events");
-			char *slash;
 			hist_event *ev;
 			int ret;
 
@@ -218,16 +385,14 @@ static void apply_cmds(struct state *st)
 			if (synth) {
 				ret = hist_synth_parse(st->ctx, c->text, 0, NULL);
 			} else {
-				slash = strchr(c->target, '/');
-				*slash = 0;
-				ev = hist_event_lookup(st->ctx, c->target, slash + 1);
-				*slash = '/';
+				ev = target_event(st, c);
 				if (!ev) {
 					fprintf(stderr, PROG ": %s: no such event\n",
 						c->target);
 					st->rejected = 1;
 					continue;
 				}
+				check_cmd(st, c);
 				ret = hist_trigger_parse(ev, c->text, NULL);
 			}
 			if (ret) {
@@ -235,10 +400,59 @@ static void apply_cmds(struct state *st)
 					c->target, c->text, strerror(-ret));
 				print_errlog(st);
 				st->rejected = 1;
+			} else {
+				c->accepted = 1;
 			}
 		}
 	}
 }
+
+/* --delta: the command that clears C's histogram (its text with
+ * ":clear" before the filter).  0 or -errno. */
+static int clear_cmd(struct state *st, const struct cmd *c)
+{
+	size_t len;
+	const char *filter = cmd_filter(c->text, &len);
+	char *text = malloc(strlen(c->text) + 16);
+	hist_event *ev = target_event(st, c);
+	int ret;
+
+	if (!text || !ev) {
+		free(text);
+		return -ENOMEM;
+	}
+	sprintf(text, "%.*s:clear%s%s", (int)len, c->text, filter ? " if " : "",
+		filter ? filter : "");
+	ret = hist_trigger_parse(ev, text, NULL);
+	free(text);
+	return ret;
+}
+
+static int clear_all(struct state *st, int quiet_fail)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr_cmds; i++) {
+		const struct cmd *c = &st->cmds[i];
+		int ret;
+
+		if (!c->accepted || !is_hist_cmd(c->text) ||
+		    !strcmp(c->target, "synthetic_events"))
+			continue;
+		ret = clear_cmd(st, c);
+		if (ret) {
+			if (!quiet_fail) {
+				fprintf(stderr, PROG ": --delta: cannot clear %s '%s': "
+					"%s\n", c->target, c->text, strerror(-ret));
+				print_errlog(st);
+			}
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- feeding ---------------------------------------------------------- */
 
 static void feed(void *arg, const struct hist_ftrace_record *rec)
 {
@@ -252,6 +466,7 @@ static void feed(void *arg, const struct hist_ftrace_record *rec)
 	hit.ts = rec->ts;
 	hit.cpu = rec->cpu;
 	hit.pid = -1;
+	hit.stack = ring_stack(st->ring, &hit.nr_stack);
 	hist_event_hit(ev, rec->data, rec->len, &hit);
 }
 
@@ -271,14 +486,8 @@ static size_t print_list(struct state *st, hist_event **evs)
 	size_t i, j, n = 0;
 
 	for (i = 0; i < st->nr_cmds; i++) {
-		char *slash = strchr(st->cmds[i].target, '/');
-		hist_event *ev;
+		hist_event *ev = target_event(st, &st->cmds[i]);
 
-		if (!slash)
-			continue;
-		*slash = 0;
-		ev = hist_event_lookup(st->ctx, st->cmds[i].target, slash + 1);
-		*slash = '/';
 		if (!ev || !hist_event_nr_hists(ev))
 			continue;
 		for (j = 0; j < n && evs[j] != ev; j++)
@@ -290,142 +499,580 @@ static size_t print_list(struct state *st, hist_event **evs)
 	return n;
 }
 
+/* The lost line (text) or members (JSON) of a print. */
+static void print_lost(struct state *st, uint64_t since)
+{
+	uint32_t i, n = ring_nr_cpus(st->ring);
+
+	if (st->json) {
+		fprintf(st->out, ", \"lost\": %llu, \"lost_per_cpu\": [",
+			(unsigned long long)(ring_lost(st->ring) - since));
+		for (i = 0; i < n; i++) {
+			const struct ring_loss *l = ring_cpu_loss(st->ring, i);
+
+			fprintf(st->out, "%s{ \"cpu\": %u, \"lost\": %llu, \"overrun\": "
+				"%llu, \"commit_overrun\": %llu, \"dropped\": %llu }",
+				i ? ", " : "", l->cpu, (unsigned long long)l->lost,
+				(unsigned long long)l->overrun,
+				(unsigned long long)l->commit_overrun,
+				(unsigned long long)l->dropped);
+		}
+		fputs("]", st->out);
+		return;
+	}
+	fprintf(st->out, "\n# lost: %llu", (unsigned long long)(ring_lost(st->ring) - since));
+	if (ring_lost(st->ring)) {
+		for (i = 0; i < n; i++) {
+			const struct ring_loss *l = ring_cpu_loss(st->ring, i);
+
+			fprintf(st->out, "%s cpu%u %llu", i ? "," : " (since start:",
+				l->cpu, (unsigned long long)l->lost);
+		}
+		fputs(")", st->out);
+	}
+	fputs("\n", st->out);
+}
+
 static int print_all(struct state *st, int final)
 {
 	hist_event **evs = calloc(st->nr_cmds, sizeof(*evs));
+	hist_write_fn w = st->json ? line_write : file_write;
+	uint64_t since = st->delta ? st->printed_lost : 0;
+	double t = now();
 	size_t i, n;
 	int ret = 0;
 
 	if (!evs)
 		return -1;
 	n = print_list(st, evs);
-	if (st->json)
+	if (st->json) {
 		fprintf(st->out, "{ \"libhist\": \"%s\", \"elapsed\": %.3f, "
-			"\"final\": %s, \"records\": %llu, \"lost\": %llu,\n"
-			"  \"events\": [", hist_version(), now() - st->start,
-			final ? "true" : "false",
-			(unsigned long long)ring_records(st->ring),
-			(unsigned long long)ring_lost(st->ring));
+			"\"final\": %s, \"records\": %llu", hist_version(),
+			t - st->start, final ? "true" : "false",
+			(unsigned long long)ring_records(st->ring));
+		if (st->delta)
+			fprintf(st->out, ", \"interval\": %.3f", t - st->last_print);
+		print_lost(st, since);
+		fputs(", \"events\": [", st->out);
+	}
 	for (i = 0; i < n && !ret; i++) {
 		const struct hist_event_desc *d = hist_event_desc(evs[i]);
 
 		if (st->json) {
-			fprintf(st->out, "%s\n    { \"system\": \"%s\", \"event\": \"%s\",\n"
-				"      \"histograms\": ", i ? "," : "", d->system, d->name);
-			ret = hist_event_print_json(evs[i], file_write, st->out);
+			fprintf(st->out, "%s{ \"system\": \"%s\", \"event\": \"%s\", "
+				"\"histograms\": ", i ? ", " : "", d->system, d->name);
+			ret = hist_event_print_json(evs[i], w, st->out);
 			fputs(" }", st->out);
 		} else {
-			fprintf(st->out, "%s# %s/%s after %.1f s\n", i ? "\n" : "",
-				d->system, d->name, now() - st->start);
-			ret = hist_event_print_hist(evs[i], file_write, st->out);
+			fprintf(st->out, "%s# %s/%s after %.1f s", i ? "\n" : "",
+				d->system, d->name, t - st->start);
+			if (st->delta)
+				fprintf(st->out, " (the last %.1f s)", t - st->last_print);
+			fputs("\n", st->out);
+			ret = hist_event_print_hist(evs[i], w, st->out);
 		}
 	}
 	if (st->json)
-		fputs(n ? "\n  ] }\n" : "] }\n", st->out);
-	else if (ring_lost(st->ring))
-		fprintf(st->out, "\n# %llu events lost by the kernel\n",
-			(unsigned long long)ring_lost(st->ring));
+		fputs("] }\n", st->out);
+	else
+		print_lost(st, since);
 	fflush(st->out);
 	free(evs);
-	return ret || ferror(st->out) ? -1 : 0;
+	st->printed_lost = ring_lost(st->ring);
+	st->last_print = t;
+	if (!ret && !ferror(st->out))
+		return 0;
+	/* SIGPIPE is blocked: a closed pipe shows as EPIPE */
+	st->out_closed = errno == EPIPE;
+	return -1;
+}
+
+/* ---- setup -------------------------------------------------------------- */
+
+/* /proc/meminfo's MemTotal in KiB, or 0. */
+static unsigned long long mem_total_kb(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	unsigned long long kb = 0;
+	char line[256];
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/*
+ * The default per-CPU buffer: 4 MiB per traced event (at 64 bytes a
+ * record, 64k records: 65 ms of a CPU recording a million events a
+ * second), at most 32 MiB per CPU, and all CPUs' together at most 1/32
+ * of the memory; never less than the kernel's own default (1.4 MiB).
+ */
+static long default_buffer_kb(size_t nr_events)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	unsigned long long kb = 4096ull * (nr_events ? nr_events : 1);
+	unsigned long long mem = mem_total_kb();
+
+	if (kb > 32768)
+		kb = 32768;
+	if (cpus > 0 && mem && kb * (unsigned long long)cpus > mem / 32)
+		kb = mem / 32 / (unsigned long long)cpus;
+	return kb < 1410 ? 1410 : (long)kb;
+}
+
+/* The pids to record: COMMAND, each -p process's threads.  The string
+ * for set_event_pid, or NULL (no pid filter). */
+static char *pid_list(struct state *st)
+{
+	size_t cap = 64, n = 0, i;
+	char *s = malloc(cap);
+
+	if (!s)
+		return NULL;
+	s[0] = 0;
+	for (i = 0; i <= st->nr_pids; i++) {
+		char dir[64], path[300];
+		struct dirent *d;
+		DIR *dp;
+
+		if (i == st->nr_pids) {
+			if (!st->child || !st->follow)
+				break;
+			snprintf(path, sizeof(path), "%d ", (int)st->child);
+			goto append;
+		}
+		snprintf(dir, sizeof(dir), "/proc/%d/task", st->pids[i].pid);
+		dp = opendir(dir);
+		if (!dp)
+			continue;	/* gone already */
+		while ((d = readdir(dp))) {
+			if (d->d_name[0] < '0' || d->d_name[0] > '9')
+				continue;
+			snprintf(path, sizeof(path), "%s ", d->d_name);
+			while (n + strlen(path) + 1 > cap) {
+				char *v = realloc(s, cap *= 2);
+
+				if (!v) {
+					closedir(dp);
+					free(s);
+					return NULL;
+				}
+				s = v;
+			}
+			strcpy(s + n, path);
+			n += strlen(path);
+		}
+		closedir(dp);
+		continue;
+append:
+		while (n + strlen(path) + 1 > cap) {
+			char *v = realloc(s, cap *= 2);
+
+			if (!v) {
+				free(s);
+				return NULL;
+			}
+			s = v;
+		}
+		strcpy(s + n, path);
+		n += strlen(path);
+	}
+	if (!n) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Do the triggers need the CPUs merged in time order?  Only those that
+ * keep state between events do: variables, actions, synthetic events. */
+static int needs_order(const struct state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr_cmds; i++) {
+		const struct cmd *c = &st->cmds[i];
+		const char *p;
+
+		if (!c->accepted)
+			continue;
+		if (!strcmp(c->target, "synthetic_events") ||
+		    !strncmp(c->target, "synthetic/", 10))
+			return 1;
+		if (!is_hist_cmd(c->text) || strchr(c->text, '$') ||
+		    strstr(c->text, "onmatch(") || strstr(c->text, "onmax(") ||
+		    strstr(c->text, "onchange("))
+			return 1;
+		/* a variable: ":NAME=" that no hist attribute spells */
+		for (p = strchr(c->text, ':'); p; p = strchr(p + 1, ':')) {
+			static const char *const attrs[] = {
+				"keys=", "key=", "vals=", "values=", "val=", "sort=",
+				"size=", "name=", "clock=",
+			};
+			size_t a, w = strcspn(p + 1, "=: \t");
+
+			if (p[1 + w] != '=')
+				continue;
+			for (a = 0; a < sizeof(attrs) / sizeof(attrs[0]); a++)
+				if (!strncmp(p + 1, attrs[a], strlen(attrs[a])))
+					break;
+			if (a == sizeof(attrs) / sizeof(attrs[0]))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* Does a trigger key on (or keep) a stack? */
+static int needs_stacks(const struct state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr_cmds; i++)
+		if (st->cmds[i].accepted && is_hist_cmd(st->cmds[i].text) &&
+		    strstr(st->cmds[i].text, "stacktrace"))
+			return 1;
+	return 0;
+}
+
+/*
+ * The kernel's event filter for SYS/NAME: the disjunction of the filters
+ * of the commands on it, or NULL when one has none (it wants every
+ * record) or removes a trigger ("!...": what is left is not known here).
+ * The kernel then writes no record that no trigger could count.
+ */
+static char *kernel_filter(struct state *st, const char *sys, const char *name)
+{
+	size_t i, n = 0, len;
+	char *s = NULL;
+
+	for (i = 0; i < st->nr_cmds; i++) {
+		const struct cmd *c = &st->cmds[i];
+		size_t tl = strlen(sys);
+		const char *f;
+		char *v;
+
+		if (strncmp(c->target, sys, tl) || c->target[tl] != '/' ||
+		    strcmp(c->target + tl + 1, name))
+			continue;
+		if (c->text[0] == '!') {
+			free(s);
+			return NULL;
+		}
+		if (!c->accepted)
+			continue;
+		f = cmd_filter(c->text, &len);
+		if (!f) {
+			free(s);
+			return NULL;
+		}
+		v = realloc(s, n + strlen(f) + 8);
+		if (!v) {
+			free(s);
+			return NULL;
+		}
+		s = v;
+		n += (size_t)sprintf(s + n, "%s(%s)", n ? " || " : "", f);
+	}
+	return s;
+}
+
+static int set_file(struct state *st, const char *rel, const char *val)
+{
+	int ret = tfs_write(&st->tfs, rel, val, 1);
+
+	if (ret)
+		fprintf(stderr, PROG ": %s: %s\n", rel, strerror(-ret));
+	return ret;
 }
 
 /* Turn on the events that have triggers, and tracing. */
 static int start_tracing(struct state *st)
 {
 	char rel[512], num[32];
-	size_t i, n = host_bind(st->host, st->ctx);
+	size_t i, n = host_bind(st->host, st->ctx), nr_kernel = 0;
 	const char *clock = host_clock(st->host);
+	char *pids;
 	int ret;
 
 	if (!n) {
 		fprintf(stderr, PROG ": no trigger to run\n");
 		return -EINVAL;
 	}
-	if (st->buffer_kb) {
-		snprintf(num, sizeof(num), "%ld", st->buffer_kb);
-		ret = tfs_write(&st->tfs, "buffer_size_kb", num, 1);
-		if (ret) {
-			fprintf(stderr, PROG ": buffer_size_kb: %s\n", strerror(-ret));
-			return ret;
-		}
-	}
-	if (clock) {
-		ret = tfs_write(&st->tfs, "trace_clock", clock, 1);
-		if (ret) {
-			fprintf(stderr, PROG ": trace_clock %s: %s\n", clock,
-				strerror(-ret));
-			return ret;
-		}
-	}
 	for (i = 0; i < n; i++) {
 		const char *sys, *name;
 
 		host_bound(st->host, i, &sys, &name);
-		if (!strcmp(sys, "synthetic"))
-			continue;	/* generated by libhist, not the kernel */
-		snprintf(rel, sizeof(rel), "events/%s/%s/enable", sys, name);
-		ret = tfs_write(&st->tfs, rel, "1", 1);
+		nr_kernel += strcmp(sys, "synthetic") != 0;
+	}
+	snprintf(num, sizeof(num), "%ld",
+		 st->buffer_kb ? st->buffer_kb : default_buffer_kb(nr_kernel));
+	if ((ret = set_file(st, "buffer_size_kb", num)))
+		return ret;
+	/* wake the reader at half full: the other half is its time to
+	 * read (-i and the end read whatever is there) */
+	if ((ret = set_file(st, "buffer_percent", "50")))
+		return ret;
+	if (clock && (ret = set_file(st, "trace_clock", clock)))
+		return ret;
+	/* our own system calls and switches are never recorded */
+	snprintf(num, sizeof(num), "%d", (int)getpid());
+	if ((ret = set_file(st, "set_event_notrace_pid", num)))
+		return ret;
+	pids = pid_list(st);
+	if (st->nr_pids && !pids) {
+		fprintf(stderr, PROG ": no process of -p is running\n");
+		return -ESRCH;
+	}
+	ret = pids ? set_file(st, "set_event_pid", pids) : 0;
+	free(pids);
+	if (ret)
+		return ret;
+	if (st->follow && (ret = set_file(st, "options/event-fork", "1")))
+		return ret;
+	ring_set_ordered(st->ring, needs_order(st));
+	if (needs_stacks(st)) {
+		/* ftrace's own events have no id file: the format says it */
+		char *fmt = tfs_read(&st->tfs, "events/ftrace/kernel_stack/format", 0, NULL);
+		char *id = fmt ? strstr(fmt, "\nID: ") : NULL;
+
+		ret = id ? tfs_write(&st->tfs, "options/stacktrace", "1", 1) : -ENOENT;
 		if (ret) {
-			fprintf(stderr, PROG ": %s: %s\n", rel, strerror(-ret));
+			fprintf(stderr, PROG ": a trigger keys on a stack, but this "
+				"kernel cannot record stacks with events "
+				"(options/stacktrace, ftrace/kernel_stack): %s\n",
+				strerror(-ret));
+			free(fmt);
 			return ret;
 		}
+		ring_set_stack_type(st->ring, (int)strtol(id + 5, NULL, 10));
+		free(fmt);
+	}
+	for (i = 0; i < n; i++) {
+		const char *sys, *name;
+		char *filter;
+
+		host_bound(st->host, i, &sys, &name);
+		if (!strcmp(sys, "synthetic"))
+			continue;	/* generated by libhist, not the kernel */
+		filter = st->no_kfilter ? NULL : kernel_filter(st, sys, name);
+		if (filter) {
+			snprintf(rel, sizeof(rel), "events/%s/%s/filter", sys, name);
+			ret = tfs_write(&st->tfs, rel, filter, 1);
+			if (!st->quiet)
+				fprintf(stderr, PROG ": %s/%s: kernel filter %s%s%s\n",
+					sys, name, filter, ret ? ": not accepted, "
+					"libhist filters alone: " : "",
+					ret ? strerror(-ret) : "");
+			free(filter);
+		}
+		snprintf(rel, sizeof(rel), "events/%s/%s/enable", sys, name);
+		if ((ret = set_file(st, rel, "1")))
+			return ret;
 		if (!st->quiet)
 			fprintf(stderr, PROG ": tracing %s/%s\n", sys, name);
 	}
-	return tfs_write(&st->tfs, "tracing_on", "1", 1);
+	return set_file(st, "tracing_on", "1");
 }
 
-static pid_t run_command(char **argv)
+/*
+ * Fork COMMAND, held before exec until release_command(): its pid must
+ * be in set_event_pid before it runs, and the fork must happen before
+ * event-fork is on (else hist-live's notrace entry would pass to it).
+ */
+static int fork_command(struct state *st)
 {
-	pid_t pid = fork();
+	int fds[2];
+	pid_t pid;
 
-	if (pid == 0) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		execvp(argv[0], argv);
-		fprintf(stderr, PROG ": %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	if (pid < 0)
-		fprintf(stderr, PROG ": fork: %s\n", strerror(errno));
-	return pid;
-}
-
-static int loop(struct state *st, char **argv)
-{
-	double next = st->interval ? st->start + st->interval : 0;
-	int status = 0;
-
-	if (argv && (st->child = run_command(argv)) < 0)
+	if (pipe2(fds, O_CLOEXEC)) {
+		fprintf(stderr, PROG ": pipe: %s\n", strerror(errno));
 		return -1;
-	while (!stop_requested) {
-		long n = ring_drain(st->ring, 0, feed, st);
-		double t = now();
+	}
+	pid = fork();
+	if (pid == 0) {
+		char c;
+		size_t i;
 
-		if (n < 0)
+		close(fds[1]);
+		while (read(fds[0], &c, 1) < 0 && errno == EINTR)
+			;
+		for (i = 0; i < sizeof(handled) / sizeof(handled[0]); i++)
+			signal(handled[i], SIG_DFL);
+		sigprocmask(SIG_SETMASK, &st->orig_mask, NULL);
+		execvp(st->argv[0], st->argv);
+		fprintf(stderr, PROG ": %s: %s\n", st->argv[0], strerror(errno));
+		_exit(EXIT_EXEC);
+	}
+	close(fds[0]);
+	if (pid < 0) {
+		fprintf(stderr, PROG ": fork: %s\n", strerror(errno));
+		close(fds[1]);
+		return -1;
+	}
+	st->child = pid;
+	st->release_fd = fds[1];
+	return 0;
+}
+
+static void release_command(struct state *st)
+{
+	if (st->release_fd >= 0)
+		close(st->release_fd);
+	st->release_fd = -1;
+}
+
+static int open_pidfds(struct state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr_pids; i++) {
+		st->pids[i].fd = (int)syscall(SYS_pidfd_open, st->pids[i].pid, 0);
+		if (st->pids[i].fd < 0 && errno == ESRCH) {
+			fprintf(stderr, PROG ": -p %d: no such process\n",
+				st->pids[i].pid);
 			return -1;
-		if (next && t >= next) {
-			if (print_all(st, 0))
-				return -1;
-			next += st->interval;
 		}
+		/* without pidfds (old kernels), -p processes do not end the
+		 * run: -d or a signal does */
+	}
+	return 0;
+}
+
+/* ---- the loop ------------------------------------------------------------ */
+
+static void reap_child(struct state *st)
+{
+	int status;
+
+	if (st->child <= 0 || waitpid(st->child, &status, WNOHANG) != st->child)
+		return;
+	st->child = 0;
+	st->child_done = 1;
+	st->child_status = WIFEXITED(status) ? WEXITSTATUS(status) :
+			   WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+	if (!st->quiet)
+		fprintf(stderr, PROG ": %s exited (%d)\n", st->argv[0],
+			st->child_status);
+}
+
+/* Milliseconds until the next print or the end; -1: no timer. */
+static int next_timeout(const struct state *st, double t, double next)
+{
+	double until = -1;
+
+	if (next)
+		until = next - t;
+	if (st->duration && (until < 0 || st->start + st->duration - t < until))
+		until = st->start + st->duration - t;
+	if (until < 0 && (next || st->duration))
+		return 0;
+	return until < 0 ? -1 : (int)(until * 1000) + 1;
+}
+
+/* 0 when stopped normally, -1 on a tracing failure. */
+static int loop(struct state *st)
+{
+	size_t nr_cpu = ring_nr_cpus(st->ring), nfds, i;
+	struct pollfd *fds = calloc(nr_cpu + st->nr_pids, sizeof(*fds));
+	double next = st->interval ? st->start + st->interval : 0;
+	size_t alive = st->nr_pids;
+	int ret = 0;
+
+	if (!fds)
+		return -1;
+	for (;;) {
+		double t = now();
+		int timeout = next_timeout(st, t, next), k;
+		struct timespec ts;
+
+		if (stop_sig || st->child_done || (st->nr_pids && !alive))
+			break;
 		if (st->duration && t - st->start >= st->duration)
 			break;
-		if (st->child > 0 && waitpid(st->child, &status, WNOHANG) == st->child) {
-			st->child = 0;
-			if (!st->quiet)
-				fprintf(stderr, PROG ": %s exited (%d)\n", argv[0],
-					WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		if (next && t >= next) {
+			if (ring_drain(st->ring, 0, feed, st) < 0 || print_all(st, 0)) {
+				ret = -1;
+				break;
+			}
+			if (st->delta)
+				clear_all(st, 1);
+			while (next <= t)
+				next += st->interval;
+			continue;
+		}
+		nfds = ring_pollfds(st->ring, fds, nr_cpu);
+		for (i = 0; i < st->nr_pids; i++) {
+			fds[nfds].fd = st->pids[i].fd;	/* -1: ignored */
+			fds[nfds].events = POLLIN;
+			fds[nfds++].revents = 0;
+		}
+		ts.tv_sec = timeout / 1000;
+		ts.tv_nsec = (long)(timeout % 1000) * 1000000;
+		k = ppoll(fds, nfds, timeout < 0 ? NULL : &ts, &st->wait_mask);
+		if (k < 0 && errno != EINTR) {
+			fprintf(stderr, PROG ": poll: %s\n", strerror(errno));
+			ret = -1;
 			break;
 		}
-		if (n == 0)
-			usleep(50000);
+		if (child_changed) {
+			child_changed = 0;
+			reap_child(st);
+		}
+		if (k <= 0)
+			continue;
+		for (i = 0; i < st->nr_pids; i++) {
+			struct pollfd *p = &fds[nr_cpu + i];
+
+			if (p->fd >= 0 && p->revents) {
+				close(st->pids[i].fd);
+				st->pids[i].fd = -1;
+				alive--;
+			}
+		}
+		for (i = 0; i < nr_cpu; i++)
+			if (fds[i].revents)
+				break;
+		if (i < nr_cpu && ring_drain(st->ring, 0, feed, st) < 0) {
+			ret = -1;
+			break;
+		}
 	}
-	/* the last records: stop the buffer, then read what is left */
+	free(fds);
+	/* the last records: stop the buffer, then read all that is left */
 	tfs_write(&st->tfs, "tracing_on", "0", 1);
-	return ring_drain(st->ring, 1, feed, st) < 0 ? -1 : 0;
+	if (ring_drain(st->ring, 1, feed, st) < 0)
+		ret = -1;
+	return ret;
 }
+
+/* Say how big a buffer would have held what was lost. */
+static void size_warning(struct state *st)
+{
+	uint64_t lost = ring_lost(st->ring);
+	char *cur;
+	long kb;
+	double want;
+
+	if (!lost)
+		return;
+	cur = tfs_read(&st->tfs, "buffer_size_kb", 1, NULL);
+	kb = cur ? strtol(cur, NULL, 10) : 0;
+	free(cur);
+	if (kb <= 0)
+		kb = st->buffer_kb;
+	want = (double)kb * ring_burst(st->ring) * 1.25;
+	if (want < kb * 2.0)
+		want = kb * 2.0;
+	fprintf(stderr, PROG ": the kernel lost %llu events (buffers of %ld KiB per "
+		"CPU were full); -b %.0f would have held the worst burst\n",
+		(unsigned long long)lost, kb, (double)((long long)(want / 1024) + 1) * 1024);
+}
+
+/* ---- options and main -------------------------------------------------- */
 
 /* --kernel's TEXT, else the running kernel's release (uname -r), else
  * latest. */
@@ -445,7 +1092,7 @@ static int parse_args(struct state *st, int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+t:T:s:i:d:o:b:qh", long_opts,
+	while ((c = getopt_long(argc, argv, "+t:T:s:p:i:d:o:b:qh", long_opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 't':
@@ -459,6 +1106,12 @@ static int parse_args(struct state *st, int argc, char **argv)
 		case 's':
 			add_cmd(st, "synthetic_events", 16, optarg);
 			break;
+		case 'p':
+			if (add_pid(st, optarg)) {
+				fprintf(stderr, PROG ": -p wants a pid, got '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'i':
 		case 'd':
 			if (parse_seconds(optarg, c == 'i' ? &st->interval
@@ -471,15 +1124,27 @@ static int parse_args(struct state *st, int argc, char **argv)
 		case 'o':
 			st->output = optarg;
 			break;
-		case 'b':
-			st->buffer_kb = strtol(optarg, NULL, 10);
-			if (st->buffer_kb <= 0) {
+		case 'b': {
+			char *end;
+
+			st->buffer_kb = strtol(optarg, &end, 10);
+			if (st->buffer_kb <= 0 || *end) {
 				fprintf(stderr, PROG ": -b wants KiB, got '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
 			break;
+		}
 		case OPT_JSON:
 			st->json = 1;
+			break;
+		case OPT_FOLLOW:
+			st->follow = 1;
+			break;
+		case OPT_DELTA:
+			st->delta = 1;
+			break;
+		case OPT_NO_KFILTER:
+			st->no_kfilter = 1;
 			break;
 		case OPT_TOP:
 			st->top = 1;
@@ -498,6 +1163,9 @@ static int parse_args(struct state *st, int argc, char **argv)
 			st->kernel = optarg;
 			break;
 		}
+		case OPT_CLEANUP:
+			st->cleanup = 1;
+			break;
 		case 'q':
 			st->quiet = 1;
 			break;
@@ -512,12 +1180,62 @@ static int parse_args(struct state *st, int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
+	st->argv = optind < argc ? argv + optind : NULL;
+	if (st->cleanup)
+		return 0;
 	if (!st->nr_cmds) {
 		fprintf(stderr, PROG ": no trigger given (-t, -T)\n");
 		fputs(usage_text, stderr);
 		return EXIT_USAGE;
 	}
+	if (st->delta && !st->interval) {
+		fprintf(stderr, PROG ": --delta wants -i\n");
+		return EXIT_USAGE;
+	}
+	if (st->follow && !st->argv && !st->nr_pids) {
+		fprintf(stderr, PROG ": --follow wants -- COMMAND or -p PID\n");
+		return EXIT_USAGE;
+	}
 	return 0;
+}
+
+/* Block the signals we handle; they are let in only inside ppoll(). */
+static void setup_signals(struct state *st)
+{
+	struct sigaction sa;
+	sigset_t block;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&block);
+	for (i = 0; i < sizeof(handled) / sizeof(handled[0]); i++) {
+		sigaction(handled[i], &sa, NULL);
+		sigaddset(&block, handled[i]);
+	}
+	sigprocmask(SIG_BLOCK, &block, &st->orig_mask);
+	st->wait_mask = st->orig_mask;
+	for (i = 0; i < sizeof(handled) / sizeof(handled[0]); i++)
+		sigdelset(&st->wait_mask, handled[i]);
+}
+
+/* COMMAND still running when hist-live stops: it ends too. */
+static void end_child(struct state *st)
+{
+	int status, i;
+
+	if (st->child <= 0)
+		return;
+	release_command(st);
+	kill(st->child, SIGTERM);
+	for (i = 0; i < 100 && waitpid(st->child, &status, WNOHANG) == 0; i++)
+		usleep(20000);
+	if (i == 100) {
+		kill(st->child, SIGKILL);
+		waitpid(st->child, &status, 0);
+	}
+	st->child = 0;
+	st->child_ended_by_us = 1;
 }
 
 int main(int argc, char **argv)
@@ -525,31 +1243,31 @@ int main(int argc, char **argv)
 	struct state st;
 	struct hist_host host;
 	struct hist_ctx_opts opts;
-	struct sigaction sa;
 	char err[512];
 	int ret, status = EXIT_USAGE;
 	size_t i;
 
 	memset(&st, 0, sizeof(st));
 	st.out = stdout;
+	st.release_fd = -1;
 	ret = parse_args(&st, argc, argv);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
+	setup_signals(&st);
 	if (st.output && !(st.out = fopen(st.output, "w"))) {
 		fprintf(stderr, PROG ": %s: %s\n", st.output, strerror(errno));
 		return EXIT_USAGE;
 	}
-	if (tfs_open(&st.tfs, st.tracefs, st.top, err, sizeof(err))) {
+	if (tfs_open(&st.tfs, st.tracefs, st.top || st.cleanup, err, sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);
 		status = EXIT_NOTRACE;
 		goto out_file;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;	/* no SA_RESTART: wake the sleep */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-
+	ret = tfs_reap(&st.tfs, st.quiet && !st.cleanup);
+	if (st.cleanup) {
+		status = ret < 0 ? EXIT_TRACEFAIL : EXIT_OK;
+		goto out;
+	}
 	st.host = host_create(&st.tfs);
 	memset(&opts, 0, sizeof(opts));
 	opts.nr_cpus = (uint32_t)sysconf(_SC_NPROCESSORS_CONF);
@@ -563,29 +1281,48 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	apply_cmds(&st);
+	if (st.delta && clear_all(&st, 0))
+		goto out;
+	if (open_pidfds(&st))
+		goto out;
 	st.ring = ring_open(&st.tfs, err, sizeof(err));
 	if (!st.ring) {
 		fprintf(stderr, PROG ": %s\n", err);
 		status = EXIT_NOTRACE;
 		goto out;
 	}
+	if (st.argv && fork_command(&st))
+		goto out;
 	ret = start_tracing(&st);
 	if (ret) {
 		status = ret == -EACCES || ret == -EPERM ? EXIT_NOTRACE : EXIT_USAGE;
 		goto out;
 	}
-	st.start = now();
+	st.start = st.last_print = now();
 	if (!st.quiet)
-		fprintf(stderr, PROG ": running%s\n", optind < argc ? "" :
-			st.duration ? "" : "; Ctrl-C to stop");
-	if (loop(&st, optind < argc ? argv + optind : NULL) || print_all(&st, 1))
+		fprintf(stderr, PROG ": running%s\n", st.argv || st.duration ||
+			st.nr_pids ? "" : "; Ctrl-C to stop");
+	release_command(&st);
+	if (loop(&st)) {
+		status = st.out_closed ? 128 + SIGPIPE : EXIT_TRACEFAIL;
 		goto out;
-	status = st.rejected ? EXIT_REJECTED : EXIT_OK;
-out:
-	if (st.child > 0) {
-		kill(st.child, SIGTERM);
-		waitpid(st.child, NULL, 0);
 	}
+	if (st.child > 0)
+		end_child(&st);
+	if (stop_sig == SIGPIPE || stop_sig == SIGQUIT) {
+		status = 128 + stop_sig;	/* no one to print to, or asked not to */
+		goto out;
+	}
+	if (print_all(&st, 1)) {
+		status = st.out_closed ? 128 + SIGPIPE : EXIT_TRACEFAIL;
+		goto out;
+	}
+	size_warning(&st);
+	status = st.rejected ? EXIT_REJECTED :
+		 st.child_done && !st.child_ended_by_us ? st.child_status : EXIT_OK;
+out:
+	end_child(&st);
+	release_command(&st);
 	ring_close(st.ring);
 	tfs_close(&st.tfs);
 	hist_ctx_destroy(st.ctx);
@@ -595,6 +1332,10 @@ out:
 		free(st.cmds[i].text);
 	}
 	free(st.cmds);
+	for (i = 0; i < st.nr_pids; i++)
+		if (st.pids[i].fd >= 0)
+			close(st.pids[i].fd);
+	free(st.pids);
 out_file:
 	if (st.out != stdout)
 		fclose(st.out);
