@@ -161,18 +161,25 @@ def main():
         print("# %s: not valid JSON: %s" % (a.file, e))
         return 1
     top = {"events"}
+    optional = set()
     if a.replay:
         top = {"libhist", "trace", "instance", "records", "events", "error_log",
                "lost", "damage"}
     elif a.live:
         top = {"libhist", "elapsed", "final", "records", "lost", "events"}
+        optional = {"interval"}
     elif a.malloc:
         top = {"libhist", "program", "events"}
-    check_keys("document", doc, top, sorted(top))
-    if a.replay and check_keys("lost", doc["lost"], {"total", "unknown", "cpus"},
-                               ["total", "unknown", "cpus"]):
+    check_keys("document", doc, top | optional, sorted(top))
+    # hist-live's per-CPU losses also say where they come from
+    cpu_keys = {"cpu", "events", "unknown"}
+    if a.live:
+        cpu_keys |= {"overrun", "commit_overrun", "dropped"}
+    if (a.replay or a.live) and \
+            check_keys("lost", doc.get("lost"), {"total", "unknown", "cpus"},
+                       ["total", "unknown", "cpus"]):
         for i, c in enumerate(doc["lost"]["cpus"]):
-            check_keys("lost.cpus[%d]" % i, c, {"cpu", "events", "unknown"},
+            check_keys("lost.cpus[%d]" % i, c, cpu_keys,
                        ["cpu", "events", "unknown"])
         if sum(c["events"] for c in doc["lost"]["cpus"]) != doc["lost"]["total"]:
             fail("lost", "per-CPU events do not add up to the total")

@@ -1,0 +1,490 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hist-live as a production machine runs it, on this machine's kernel:
+ *
+ *   - invisible to itself: no row of its own, and a 3 s run on a quiet
+ *     event costs it (far) less than 5% of a CPU;
+ *   - exact about losses: with an 8 KiB buffer and a dd burst, the hits
+ *     plus the reported losses are at least the system calls dd made, and
+ *     the JSON total is the sum of the per-CPU counts;
+ *   - safe when killed: an instance left by kill -9 is removed by the next
+ *     run (and by --cleanup); SIGINT, SIGTERM, SIGHUP, SIGQUIT and a closed
+ *     pipe all leave nothing behind;
+ *   - --follow of a command that forks counts its processes and no other,
+ *     and hist-live exits with the command's status;
+ *   - --json -i writes one document per line; --delta prints add up to
+ *     the events that happened;
+ *   - triggers' filters become the kernel's event filter (a disjunction);
+ *     stack keys get stacks.
+ *
+ * Needs root and tracefs; otherwise every test says SKIP and why.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static char tmp[256], build[512], tracefs[512];
+static int tracefs_mounted_by_us;
+
+#include "test_shell.h"
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *s;
+	size_t n;
+
+	if (!f)
+		return NULL;
+	s = calloc(1, 8 << 20);
+	n = s ? fread(s, 1, (8 << 20) - 1, f) : 0;
+	if (s)
+		s[n] = 0;
+	fclose(f);
+	return s;
+}
+
+static char *tmp_file(const char *name)
+{
+	char p[600];
+
+	snprintf(p, sizeof(p), "%s/%s", tmp, name);
+	return slurp(p);
+}
+
+/* Finds (or mounts) tracefs; 0 with the reason printed if hist-live
+ * cannot run here. */
+static int live_possible(void)
+{
+	FILE *f;
+	char dev[256], dir[512], type[64], p[600];
+
+	if (geteuid() != 0) {
+		printf("# SKIP hist-live: not root (tracefs needs it)\n");
+		return 0;
+	}
+	f = fopen("/proc/mounts", "r");
+	while (f && fscanf(f, "%255s %511s %63s %*[^\n]", dev, dir, type) == 3) {
+		if (!strcmp(type, "tracefs")) {
+			snprintf(tracefs, sizeof(tracefs), "%s", dir);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (!tracefs[0]) {
+		snprintf(tracefs, sizeof(tracefs), "%s/tracefs", tmp);
+		mkdir(tracefs, 0700);
+		if (mount("nodev", tracefs, "tracefs", 0, NULL)) {
+			printf("# SKIP hist-live: no tracefs (mount: %s)\n", strerror(errno));
+			tracefs[0] = 0;
+			return 0;
+		}
+		tracefs_mounted_by_us = 1;
+	}
+	snprintf(p, sizeof(p), "%s/events/raw_syscalls/sys_enter/format", tracefs);
+	if (access(p, R_OK)) {
+		printf("# SKIP hist-live: %s: %s\n", p, strerror(errno));
+		tracefs[0] = 0;
+		return 0;
+	}
+	snprintf(p, sizeof(p), "%s/instances", tracefs);
+	if (access(p, W_OK)) {
+		printf("# SKIP hist-live: %s: %s\n", p, strerror(errno));
+		tracefs[0] = 0;
+		return 0;
+	}
+	return 1;
+}
+
+#define LIVE "timeout -s KILL 120 %s/hist-live -q --tracefs %s "
+
+/* Is an instance of process PID there? */
+static int instance_of(long pid)
+{
+	char p[700];
+
+	snprintf(p, sizeof(p), "%s/instances/hist-live.%ld", tracefs, pid);
+	return access(p, F_OK) == 0;
+}
+
+/* The number after the first LABEL in TEXT (after FROM if given), or -1. */
+static long long num_after(const char *text, const char *from, const char *label)
+{
+	const char *p = text && from ? strstr(text, from) : text;
+
+	p = p ? strstr(p, label) : NULL;
+	return p ? strtoll(p + strlen(label), NULL, 10) : -1;
+}
+
+static double child_cpu(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_CHILDREN, &ru);
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/* Start hist-live in the background (via exec: its pid is the shell's);
+ * its pid, or -1. */
+static long start_bg(const char *args, const char *out)
+{
+	char cmd[2048], p[600];
+	char *s;
+	long pid;
+
+	snprintf(cmd, sizeof(cmd), "exec %s/hist-live -q --tracefs %s %s > %s/%s 2>&1 "
+		 "& echo $! > %s/bg.pid", build, tracefs, args, tmp, out, tmp);
+	if (system(cmd))
+		return -1;
+	snprintf(p, sizeof(p), "%s/bg.pid", tmp);
+	s = slurp(p);
+	pid = s ? strtol(s, NULL, 10) : -1;
+	free(s);
+	/* its instance appears once tracing is set up */
+	for (int i = 0; i < 200 && pid > 0 && !instance_of(pid); i++)
+		usleep(10000);
+	usleep(200000);
+	return pid;
+}
+
+/* Wait for background PID (not our child: the shell's); 0 once gone. */
+static int wait_gone(long pid)
+{
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		if (kill((pid_t)pid, 0) && errno == ESRCH)
+			return 0;
+		usleep(10000);
+	}
+	return -1;
+}
+
+/* ---- invisible to itself -------------------------------------------------- */
+
+static void test_self_exclusion(void)
+{
+	char row[64], *out;
+	double cpu;
+	long pid;
+
+	if (!tracefs[0])
+		return;
+	/* every system call of the machine for 2 s, while it reads them
+	 * (other hist-live processes may run: look for this one's pid) */
+	pid = start_bg("-d 2 -t 'raw_syscalls/sys_enter hist:keys=common_pid.execname:"
+		       "sort=hitcount.descending'", "self.out");
+	T_ASSERT(pid > 0);
+	T_EQ(wait_gone(pid), 0);
+	out = tmp_file("self.out");
+	T_ASSERT(out && num_after(out, NULL, "    Hits: ") > 0);
+	snprintf(row, sizeof(row), "[%10ld] }", pid);
+	T_ASSERT(out && !strstr(out, row));
+	if (out && strstr(out, row))
+		printf("# its own row: %.100s\n", strstr(out, row) - 30);
+	free(out);
+	/* idle: an event that does not fire; the CPU of the whole run
+	 * (setup included) against 5% of its 3 s */
+	cpu = child_cpu();
+	T_EQ(sh(1, "%s/hist-live -q --tracefs %s -d 3 -t 'sched/sched_process_exec "
+		"hist:keys=common_pid if comm == \"no-such-task\"' > /dev/null", build,
+		tracefs), 0);
+	cpu = child_cpu() - cpu;
+	printf("# idle 3 s run: %.3f s of CPU (%.2f%%)\n", cpu, cpu / 3 * 100);
+	T_ASSERT(cpu < 0.15 / 3);
+}
+
+/* ---- losses --------------------------------------------------------------- */
+
+static void test_loss_accounting(void)
+{
+	long long hits, lost, sum = 0, n;
+	const char *p;
+	char *out;
+
+	if (!tracefs[0])
+		return;
+	/* 100000 reads and 100000 writes of one byte, into 8 KiB per CPU */
+	T_EQ(sh(1, LIVE "-b 8 --json -t 'raw_syscalls/sys_enter hist:keys=common_pid."
+		"execname if comm == \"dd\"' -- dd if=/dev/zero of=/dev/null bs=1 "
+		"count=100000 > %s/loss.out", build, tracefs, tmp), 0);
+	out = tmp_file("loss.out");
+	T_ASSERT(out != NULL);
+	if (!out)
+		return;
+	hits = num_after(out, "\"totals\"", "\"hits\": ");
+	lost = num_after(out, NULL, "\"lost\": ");
+	for (p = strstr(out, "{ \"cpu\": "); p; p = strstr(p + 1, "{ \"cpu\": ")) {
+		n = num_after(p, NULL, "\"lost\": ");
+		T_ASSERT(n >= 0);
+		sum += n;
+	}
+	printf("# dd: %lld hits + %lld lost\n", hits, lost);
+	T_ASSERT(hits > 0);
+	T_ASSERT(hits + lost >= 200000);
+	T_EQ(sum, lost);
+	/* no other task: the filter, in the kernel and in libhist */
+	T_ASSERT(!strstr(out, "\"text\": \"hist-live\""));
+	free(out);
+
+	/* text: the '# lost:' line under the print, the warning on stderr */
+	T_EQ(sh(1, "timeout -s KILL 120 %s/hist-live --tracefs %s -b 8 -t "
+		"'raw_syscalls/sys_enter hist:keys=common_pid if comm == \"dd\"' -- dd "
+		"if=/dev/zero of=/dev/null bs=1 count=100000 > %s/loss.txt 2> %s/loss.err",
+		build, tracefs, tmp, tmp), 0);
+	out = tmp_file("loss.txt");
+	hits = out ? num_after(out, NULL, "    Hits: ") : -1;
+	lost = out ? num_after(out, NULL, "\n# lost: ") : -1;
+	T_ASSERT(hits > 0 && lost >= 0 && hits + lost >= 200000);
+	free(out);
+	out = tmp_file("loss.err");
+	if (lost > 0)
+		T_ASSERT(out && strstr(out, "would have held the worst burst") &&
+			 strstr(out, "-b "));
+	free(out);
+}
+
+/* ---- crash safety ----------------------------------------------------------- */
+
+static void test_kill9_cleanup(void)
+{
+	long pid, pid2;
+	char *out;
+
+	if (!tracefs[0])
+		return;
+	pid = start_bg("-t 'sched/sched_switch hist:keys=common_pid'", "k9.out");
+	T_ASSERT(pid > 0 && instance_of(pid));
+	kill((pid_t)pid, SIGKILL);
+	T_EQ(wait_gone(pid), 0);
+	T_ASSERT(instance_of(pid));	/* what a kill -9 leaves */
+	/* the next run reports and removes it */
+	T_EQ(sh(1, "timeout -s KILL 60 %s/hist-live --tracefs %s -d 0.2 -t "
+		"'sched/sched_switch hist:keys=common_pid' > /dev/null 2> %s/k9.err",
+		build, tracefs, tmp), 0);
+	T_ASSERT(!instance_of(pid));
+	out = tmp_file("k9.err");
+	T_ASSERT(out && strstr(out, "removed") && strstr(out, "no longer running"));
+	free(out);
+
+	/* --cleanup does only that */
+	pid2 = start_bg("-t 'sched/sched_switch hist:keys=common_pid'", "k9.out");
+	T_ASSERT(pid2 > 0 && instance_of(pid2));
+	kill((pid_t)pid2, SIGKILL);
+	T_EQ(wait_gone(pid2), 0);
+	T_EQ(sh(1, "%s/hist-live --tracefs %s --cleanup 2> %s/k9.err", build, tracefs,
+		tmp), 0);
+	T_ASSERT(!instance_of(pid2));
+}
+
+static void test_signals_restore(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	size_t i;
+	char *out;
+
+	if (!tracefs[0])
+		return;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		long pid = start_bg("-t 'sched/sched_switch hist:keys=common_pid'",
+				    "sig.out");
+
+		T_ASSERT(pid > 0 && instance_of(pid));
+		kill((pid_t)pid, sigs[i]);
+		T_EQ(wait_gone(pid), 0);
+		if (instance_of(pid))
+			printf("# signal %d left the instance\n", sigs[i]);
+		T_ASSERT(!instance_of(pid));
+		out = tmp_file("sig.out");
+		/* stop signals print the tables; SIGQUIT only cleans up */
+		if (sigs[i] != SIGQUIT)
+			T_ASSERT(out && strstr(out, "# lost: "));
+		free(out);
+	}
+	/* a reader that goes away: exit 141 (SIGPIPE), nothing left */
+	T_EQ(sh(0, "bash -c '%s/hist-live -q --tracefs %s -i 0.2 -t \"sched/sched_switch "
+		"hist:keys=common_pid\" | head -1 > /dev/null; exit ${PIPESTATUS[0]}'",
+		build, tracefs), 141);
+	T_EQ(sh(0, "for d in %s/instances/hist-live.*; do [ -d \"$d\" ] || continue; "
+		"kill -0 \"${d##*.}\" 2>/dev/null || exit 1; done; exit 0", tracefs), 0);
+}
+
+/* ---- following a command ---------------------------------------------------- */
+
+static void test_follow_and_status(void)
+{
+	char *out;
+
+	if (!tracefs[0])
+		return;
+	/* the command execs once (sh), then forks five children that exec:
+	 * six execs, whatever else the machine runs meanwhile */
+	T_EQ(sh(1, LIVE "--follow -t 'sched/sched_process_exec hist:keys=common_pid' "
+		"-- sh -c 'for i in 1 2 3 4 5; do /bin/true; done' > %s/follow.out",
+		build, tracefs, tmp), 0);
+	out = tmp_file("follow.out");
+	T_EQ(out ? num_after(out, NULL, "    Hits: ") : -1, 6);
+	free(out);
+	/* -p: the threads of a running process, and the end when it ends */
+	T_EQ(sh(1, "sh -c 'sleep 0.5; i=0; while [ $i -lt 300 ]; do i=$((i+1)); done; "
+		"sleep 0.5' & " LIVE "-p $! -t 'raw_syscalls/sys_exit hist:keys=common_pid' "
+		"> %s/pid.out", build, tracefs, tmp), 0);
+	out = tmp_file("pid.out");
+	T_ASSERT(out && num_after(out, NULL, "    Entries: ") == 1);
+	free(out);
+	/* exit statuses: the command's, or hist-live's own */
+	T_EQ(sh(0, LIVE "-t 'sched/sched_process_exit hist:keys=common_pid' -- false "
+		"> /dev/null", build, tracefs), 1);
+	T_EQ(sh(0, LIVE "-t 'sched/sched_process_exit hist:keys=common_pid' -- sh -c "
+		"'exit 7' > /dev/null", build, tracefs), 7);
+	T_EQ(sh(0, LIVE "-t 'sched/sched_process_exit hist:keys=common_pid' -- "
+		"/no/such/command > /dev/null", build, tracefs), 127);
+	T_EQ(sh(0, LIVE "-t 'sched/sched_process_exit hist:keys=common_pid' -- sh -c "
+		"'kill -TERM $$' > /dev/null", build, tracefs), 128 + SIGTERM);
+	T_EQ(sh(0, "%s/hist-live --follow -t 'a/b hist:keys=x'", build), 2);
+	T_EQ(sh(0, "%s/hist-live --delta -t 'a/b hist:keys=x'", build), 2);
+	T_EQ(sh(0, "%s/hist-live -p 0 -t 'a/b hist:keys=x'", build), 2);
+}
+
+/* ---- intervals ---------------------------------------------------------------- */
+
+static void test_ndjson_delta(void)
+{
+	char cmd[1200];
+	long long sum = 0, n;
+	const char *p;
+	int lines = 0;
+	char *out;
+
+	if (!tracefs[0])
+		return;
+	/* 12 execs, 0.1 s apart, against 0.3 s intervals */
+	T_EQ(sh(1, LIVE "--follow -i 0.3 --delta --json -t 'sched/sched_process_exec "
+		"hist:keys=common_pid' -- sh -c 'for i in 1 2 3 4 5 6 7 8 9 10 11; do "
+		"sleep 0.1; done' > %s/nd.out", build, tracefs, tmp), 0);
+	out = tmp_file("nd.out");
+	T_ASSERT(out != NULL);
+	if (!out)
+		return;
+	for (p = out; *p; p = strchr(p, '\n') + 1) {
+		if (!strchr(p, '\n'))
+			break;
+		lines++;
+		n = num_after(p, NULL, "\"hits\": ");
+		if (n > 0 && n < 1000000)
+			sum += n;
+	}
+	/* sh, then 11 sleeps */
+	T_EQ(sum, 12);
+	T_ASSERT(lines >= 3);
+	free(out);
+	if (system("python3 -c 'import json' >/dev/null 2>&1")) {
+		printf("# SKIP NDJSON parser check: python3 is not installed\n");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "python3 -c 'import json, sys\n"
+		 "docs = [json.loads(l) for l in open(sys.argv[1])]\n"
+		 "assert len(docs) >= 3 and docs[-1][\"final\"] and not docs[0][\"final\"]\n"
+		 "assert all(\"lost\" in d and \"lost_per_cpu\" in d for d in docs)\n' "
+		 "%s/nd.out", tmp);
+	T_EQ(sh(1, "%s", cmd), 0);
+	/* each line also passes the schema check */
+	T_EQ(sh(1, "i=0; while IFS= read -r l; do i=$((i+1)); printf '%%s\\n' \"$l\" > "
+		"%s/one.json; python3 test/json_check.py --live %s/one.json || exit 1; "
+		"done < %s/nd.out; [ $i -ge 3 ]", tmp, tmp, tmp), 0);
+}
+
+/* ---- kernel filters, stacks ------------------------------------------------- */
+
+static void test_kernel_filter(void)
+{
+	char p[800];
+	char *f;
+	long pid;
+
+	if (!tracefs[0])
+		return;
+	pid = start_bg("-t 'raw_syscalls/sys_enter hist:keys=id if comm == \"dd\"' "
+		       "-t 'raw_syscalls/sys_enter hist:keys=common_pid if id == 0'",
+		       "kf.out");
+	snprintf(p, sizeof(p), "%s/instances/hist-live.%ld/events/raw_syscalls/"
+		 "sys_enter/filter", tracefs, pid);
+	f = slurp(p);
+	T_ASSERT(f && strstr(f, "(comm == \"dd\") || (id == 0)"));
+	if (f && !strstr(f, "(comm == \"dd\") || (id == 0)"))
+		printf("# filter: %s\n", f);
+	free(f);
+	kill((pid_t)pid, SIGINT);
+	T_EQ(wait_gone(pid), 0);
+	/* one trigger without a filter: the kernel must record everything */
+	pid = start_bg("-t 'raw_syscalls/sys_enter hist:keys=id if comm == \"dd\"' "
+		       "-t 'raw_syscalls/sys_enter hist:keys=common_pid'", "kf.out");
+	snprintf(p, sizeof(p), "%s/instances/hist-live.%ld/events/raw_syscalls/"
+		 "sys_enter/filter", tracefs, pid);
+	f = slurp(p);
+	T_ASSERT(f && !strncmp(f, "none", 4));
+	free(f);
+	kill((pid_t)pid, SIGINT);
+	T_EQ(wait_gone(pid), 0);
+}
+
+static void test_stack_keys(void)
+{
+	char *out;
+
+	if (!tracefs[0])
+		return;
+	T_EQ(sh(1, LIVE "-d 1 -t 'sched/sched_switch hist:keys=common_stacktrace:"
+		"sort=hitcount.descending' > %s/stack.out", build, tracefs, tmp), 0);
+	out = tmp_file("stack.out");
+	T_ASSERT(out && num_after(out, NULL, "    Entries: ") > 0);
+	/* every switch is in __schedule(), and each entry has frames */
+	T_ASSERT(out && strstr(out, "{ common_stacktrace:\n         "));
+	T_ASSERT(out && strstr(out, "schedule"));
+	free(out);
+}
+
+int main(int argc, char **argv)
+{
+	char *slash;
+	char cmd[600];
+
+	(void)argc;
+	snprintf(build, sizeof(build), "%s", argv[0]);
+	slash = strrchr(build, '/');
+	if (slash)
+		*slash = 0;
+	slash = strrchr(build, '/');
+	if (slash)
+		*slash = 0;
+	else
+		snprintf(build, sizeof(build), "build");
+	snprintf(tmp, sizeof(tmp), "/tmp/test_live.XXXXXX");
+	if (!mkdtemp(tmp))
+		return 1;
+	live_possible();
+	T_RUN(test_self_exclusion);
+	T_RUN(test_loss_accounting);
+	T_RUN(test_kill9_cleanup);
+	T_RUN(test_signals_restore);
+	T_RUN(test_follow_and_status);
+	T_RUN(test_ndjson_delta);
+	T_RUN(test_kernel_filter);
+	T_RUN(test_stack_keys);
+	if (tracefs_mounted_by_us && umount(tracefs))
+		printf("# could not unmount %s: %s\n", tracefs, strerror(errno));
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+	if (system(cmd))
+		printf("# could not remove %s\n", tmp);
+	return T_DONE();
+}
