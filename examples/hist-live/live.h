@@ -104,6 +104,7 @@ struct ring_loss {
 	uint64_t commit_overrun;	/* overwritten while being written */
 	uint64_t dropped;	/* refused: the buffer was full (no overwrite) */
 	uint64_t pages;		/* the pages' "missed events" (a lower bound) */
+	uint64_t unknown;	/* pages that said "some" without a count */
 	uint64_t lost;		/* the total: overrun + commit_overrun + dropped,
 				   or pages where stats is unreadable */
 };

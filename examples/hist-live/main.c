@@ -163,7 +163,7 @@ struct state {
 	int rejected;
 	int out_closed;		/* the reader of our output went away */
 	double start, last_print;
-	uint64_t printed_lost;	/* --delta: the loss total at the last print */
+	uint64_t *printed_lost;	/* per CPU: the losses at the last print */
 	sigset_t wait_mask;	/* the mask while waiting: our signals open */
 	sigset_t orig_mask;	/* COMMAND gets this one */
 };
@@ -499,45 +499,56 @@ static size_t print_list(struct state *st, hist_event **evs)
 	return n;
 }
 
-/* The lost line (text) or members (JSON) of a print. */
-static void print_lost(struct state *st, uint64_t since)
+/*
+ * The losses of a print: hist-replay's "# lost:" line and JSON "lost"
+ * object, per CPU and in total; with --delta those of the interval.
+ */
+static void print_lost(struct state *st)
 {
 	uint32_t i, n = ring_nr_cpus(st->ring);
+	uint64_t total = 0, unknown = 0;
 
+	for (i = 0; i < n; i++) {
+		const struct ring_loss *l = ring_cpu_loss(st->ring, i);
+
+		total += l->lost - (st->delta ? st->printed_lost[i] : 0);
+		unknown += l->unknown;
+	}
 	if (st->json) {
-		fprintf(st->out, ", \"lost\": %llu, \"lost_per_cpu\": [",
-			(unsigned long long)(ring_lost(st->ring) - since));
+		fprintf(st->out, ", \"lost\": { \"total\": %llu, \"unknown\": %llu, "
+			"\"cpus\": [", (unsigned long long)total,
+			(unsigned long long)unknown);
 		for (i = 0; i < n; i++) {
 			const struct ring_loss *l = ring_cpu_loss(st->ring, i);
 
-			fprintf(st->out, "%s{ \"cpu\": %u, \"lost\": %llu, \"overrun\": "
-				"%llu, \"commit_overrun\": %llu, \"dropped\": %llu }",
-				i ? ", " : "", l->cpu, (unsigned long long)l->lost,
+			fprintf(st->out, "%s{ \"cpu\": %u, \"events\": %llu, \"unknown\": "
+				"%llu, \"overrun\": %llu, \"commit_overrun\": %llu, "
+				"\"dropped\": %llu }", i ? ", " : "", l->cpu,
+				(unsigned long long)(l->lost - (st->delta ?
+						     st->printed_lost[i] : 0)),
+				(unsigned long long)l->unknown,
 				(unsigned long long)l->overrun,
 				(unsigned long long)l->commit_overrun,
 				(unsigned long long)l->dropped);
 		}
-		fputs("]", st->out);
+		fputs("] }", st->out);
 		return;
 	}
-	fprintf(st->out, "\n# lost: %llu", (unsigned long long)(ring_lost(st->ring) - since));
-	if (ring_lost(st->ring)) {
-		for (i = 0; i < n; i++) {
-			const struct ring_loss *l = ring_cpu_loss(st->ring, i);
+	fputs("\n# lost:", st->out);
+	for (i = 0; i < n && total; i++) {
+		const struct ring_loss *l = ring_cpu_loss(st->ring, i);
+		uint64_t k = l->lost - (st->delta ? st->printed_lost[i] : 0);
 
-			fprintf(st->out, "%s cpu%u %llu", i ? "," : " (since start:",
-				l->cpu, (unsigned long long)l->lost);
-		}
-		fputs(")", st->out);
+		if (k)
+			fprintf(st->out, " CPU %u %llu,", l->cpu, (unsigned long long)k);
 	}
-	fputs("\n", st->out);
+	fprintf(st->out, " total %llu events\n", (unsigned long long)total);
 }
 
 static int print_all(struct state *st, int final)
 {
 	hist_event **evs = calloc(st->nr_cmds, sizeof(*evs));
 	hist_write_fn w = st->json ? line_write : file_write;
-	uint64_t since = st->delta ? st->printed_lost : 0;
 	double t = now();
 	size_t i, n;
 	int ret = 0;
@@ -552,7 +563,7 @@ static int print_all(struct state *st, int final)
 			(unsigned long long)ring_records(st->ring));
 		if (st->delta)
 			fprintf(st->out, ", \"interval\": %.3f", t - st->last_print);
-		print_lost(st, since);
+		print_lost(st);
 		fputs(", \"events\": [", st->out);
 	}
 	for (i = 0; i < n && !ret; i++) {
@@ -575,10 +586,11 @@ static int print_all(struct state *st, int final)
 	if (st->json)
 		fputs("] }\n", st->out);
 	else
-		print_lost(st, since);
+		print_lost(st);
 	fflush(st->out);
 	free(evs);
-	st->printed_lost = ring_lost(st->ring);
+	for (i = 0; i < ring_nr_cpus(st->ring); i++)
+		st->printed_lost[i] = ring_cpu_loss(st->ring, i)->lost;
 	st->last_print = t;
 	if (!ret && !ferror(st->out))
 		return 0;
@@ -1291,6 +1303,11 @@ int main(int argc, char **argv)
 		status = EXIT_NOTRACE;
 		goto out;
 	}
+	st.printed_lost = calloc(ring_nr_cpus(st.ring), sizeof(*st.printed_lost));
+	if (!st.printed_lost) {
+		fprintf(stderr, PROG ": out of memory\n");
+		goto out;
+	}
 	if (st.argv && fork_command(&st))
 		goto out;
 	ret = start_tracing(&st);
@@ -1336,6 +1353,7 @@ out:
 		if (st.pids[i].fd >= 0)
 			close(st.pids[i].fd);
 	free(st.pids);
+	free(st.printed_lost);
 out_file:
 	if (st.out != stdout)
 		fclose(st.out);

@@ -431,8 +431,10 @@ static int read_cpu(struct live_ring *r, struct cpu_buf *c, uint64_t *sync,
 			fprintf(stderr, PROG ": cpu%u: a bad page header\n", c->cpu);
 			continue;
 		}
-		if (it.missed)
+		if (it.missed) {
 			c->loss.pages += it.lost ? it.lost : 1;
+			c->loss.unknown += !it.lost;
+		}
 		while ((ret = hist_ftrace_page_next(&it, &rec)) > 0) {
 			c->drain_read++;
 			if (!r->ordered) {
@@ -501,6 +503,7 @@ static void update_loss(struct live_ring *r, struct cpu_buf *c)
 		c->loss.dropped = now.dropped - c->base.dropped;
 		c->loss.lost = c->loss.overrun + c->loss.commit_overrun +
 			       c->loss.dropped;
+		c->loss.unknown = 0;	/* the counters know */
 	}
 	/* the pages' flags only say "some", so they bound from below */
 	if (c->loss.pages > c->loss.lost)
