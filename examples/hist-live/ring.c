@@ -72,6 +72,7 @@ struct cpu_buf {
 	struct ring_loss base;	/* stats at open */
 	int have_stats;
 	uint64_t drain_read;	/* records read since the last stats look */
+	uint64_t last_ts;	/* of the newest record read */
 };
 
 struct live_ring {
@@ -399,7 +400,8 @@ struct feeder {
 
 /* Read the records C's buffer holds (at most DRAIN_PAGES pages): queue
  * them (ordered) or feed them (unordered).  *SYNC gets the time stamp of
- * our marker if it is among them. */
+ * our marker if it is among them.  Returns 1 if the buffer may hold more
+ * (the page limit was reached), 0 if it was read empty, -1 on errors. */
 static int read_cpu(struct live_ring *r, struct cpu_buf *c, uint64_t *sync,
 		    struct feeder *f)
 {
@@ -416,14 +418,14 @@ static int read_cpu(struct live_ring *r, struct cpu_buf *c, uint64_t *sync,
 			continue;
 		}
 		if (k < 0 && errno == EAGAIN)
-			break;
+			return 0;
 		if (k < 0) {
 			fprintf(stderr, PROG ": cpu%u/trace_pipe_raw: %s\n", c->cpu,
 				strerror(errno));
 			return -1;
 		}
 		if (k == 0)
-			break;
+			return 0;
 		if ((size_t)k < r->fmt.page_size)
 			memset(r->page + k, 0, r->fmt.page_size - (size_t)k);
 		if (hist_ftrace_page_init(&it, &r->fmt, r->page, r->fmt.page_size,
@@ -437,6 +439,7 @@ static int read_cpu(struct live_ring *r, struct cpu_buf *c, uint64_t *sync,
 		}
 		while ((ret = hist_ftrace_page_next(&it, &rec)) > 0) {
 			c->drain_read++;
+			c->last_ts = rec.ts;
 			if (!r->ordered) {
 				f->feed(f->arg, &rec);
 				f->n++;
@@ -459,7 +462,7 @@ static int read_cpu(struct live_ring *r, struct cpu_buf *c, uint64_t *sync,
 			fprintf(stderr, PROG ": cpu%u: a corrupt record ends its "
 				"page\n", c->cpu);
 	}
-	return 0;
+	return 1;
 }
 
 /* Drop the fed records of C, keep the waiting ones at the front. */
@@ -519,28 +522,15 @@ static void update_loss(struct live_ring *r, struct cpu_buf *c)
 	c->drain_read = 0;
 }
 
-long ring_drain(struct live_ring *r, int final,
-		void (*feed)(void *arg, const struct hist_ftrace_record *rec),
-		void *arg)
+/* Feed the queued records stamped up to LIMIT, all CPUs merged. */
+static long merge(struct live_ring *r, uint64_t limit,
+		  void (*feed)(void *arg, const struct hist_ftrace_record *rec),
+		  void *arg)
 {
-	uint64_t limit = UINT64_MAX, sync = 0;
-	struct feeder f = { feed, arg, 0 };
+	long n = 0;
 	uint32_t i;
 
-	/* "now", as a record on the trace clock */
-	if (r->ordered && !final && r->marker_fd >= 0 &&
-	    write(r->marker_fd, r->token, strlen(r->token)) < 0) {
-		close(r->marker_fd);
-		r->marker_fd = -1;
-	}
-	for (i = 0; i < r->nr_cpus; i++) {
-		if (read_cpu(r, &r->cpus[i], &sync, &f))
-			return -1;
-		update_loss(r, &r->cpus[i]);
-	}
-	if (!final && sync)
-		limit = sync;
-	while (r->ordered) {
+	for (;;) {
 		struct cpu_buf *best = NULL;
 		struct hist_ftrace_record rec;
 		const struct pend *p;
@@ -567,11 +557,56 @@ long ring_drain(struct live_ring *r, int final,
 			memcpy(r->cur_stack, best->data + p->stack_off,
 			       (size_t)p->nr_stack * 8);
 		feed(arg, &rec);
-		f.n++;
+		n++;
 	}
 	r->nr_cur_stack = 0;
 	for (i = 0; i < r->nr_cpus; i++)
 		compact(&r->cpus[i]);
+	return n;
+}
+
+/* rounds of DRAIN_PAGES per CPU in one drain that is not the last: a
+ * writer faster than the reader must not keep it from its timers */
+#define DRAIN_ROUNDS 64
+
+long ring_drain(struct live_ring *r, int final,
+		void (*feed)(void *arg, const struct hist_ftrace_record *rec),
+		void *arg)
+{
+	uint64_t sync = 0;
+	struct feeder f = { feed, arg, 0 };
+	uint32_t i, round;
+	int more;
+
+	/* "now", as a record on the trace clock */
+	if (r->ordered && !final && r->marker_fd >= 0 &&
+	    write(r->marker_fd, r->token, strlen(r->token)) < 0) {
+		close(r->marker_fd);
+		r->marker_fd = -1;
+	}
+	for (round = 0, more = 1; more && (final || round < DRAIN_ROUNDS); round++) {
+		uint64_t limit = UINT64_MAX;
+
+		more = 0;
+		for (i = 0; i < r->nr_cpus; i++) {
+			struct cpu_buf *c = &r->cpus[i];
+			int ret = read_cpu(r, c, &sync, &f);
+
+			if (ret < 0)
+				return -1;
+			update_loss(r, c);
+			more |= ret;
+			/* a CPU read only in part may still hold records
+			 * older than what the others have now: the merge
+			 * stops at its newest record read */
+			if (ret && r->ordered && c->last_ts < limit)
+				limit = c->last_ts;
+		}
+		if (!final && sync && sync < limit)
+			limit = sync;
+		if (r->ordered)
+			f.n += merge(r, limit, feed, arg);
+	}
 	r->records += (uint64_t)f.n;
 	return f.n;
 }
