@@ -36,8 +36,16 @@ static char *slurp(const char *path)
 	return s ? s : calloc(1, 1);
 }
 
+static struct run run_tool_in(const char *const *argv, const char *in);
+
 /* Run the tool with ARGV (NULL-terminated, argv[0] ignored). */
 static struct run run_tool(const char *const *argv)
+{
+	return run_tool_in(argv, NULL);
+}
+
+/* The same with standard input from the file IN (NULL: inherited). */
+static struct run run_tool_in(const char *const *argv, const char *in)
 {
 	struct run r = { -1, NULL, NULL };
 	char out[512], err[512];
@@ -54,7 +62,8 @@ static struct run run_tool(const char *const *argv)
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
-		if (!freopen(out, "w", stdout) || !freopen(err, "w", stderr))
+		if (!freopen(out, "w", stdout) || !freopen(err, "w", stderr) ||
+		    (in && !freopen(in, "r", stdin)))
 			_exit(126);
 		execv(tool, (char *const *)av);
 		_exit(127);
@@ -819,6 +828,166 @@ static void test_list(void)
 	run_free(&b);
 }
 
+
+/* ---- windows: CPUs, a time span, intervals, standard input -------------- */
+
+/* sched_switch records of the sched recording on CPU (-1: any) with
+ * FROM <= ts - first < TO (ns), by the reader's own walk; *FIRST: the
+ * first record's time stamp as trace-cmd report shows it. */
+static uint64_t switches_in(int cpu, uint64_t from, uint64_t to, uint64_t *first)
+{
+	char err[512];
+	struct hist_tracedat *td = hist_tracedat_open(DATA "sched.v7-zstd.dat", err, sizeof(err));
+	const struct hist_ftrace_event *sw;
+	struct hist_ftrace_record rec;
+	uint64_t n = 0, t0 = 0;
+	int seen = 0;
+
+	T_ASSERT(td != NULL);
+	if (!td)
+		return 0;
+	sw = hist_tracedat_find_event(td, "sched", "sched_switch");
+	while (sw && hist_tracedat_next(td, &rec) > 0) {
+		if (!seen++)
+			t0 = rec.ts;
+		if (rec.type == sw->desc.id && (cpu < 0 || rec.cpu == (uint32_t)cpu) &&
+		    rec.ts - t0 >= from && rec.ts - t0 < to)
+			n++;
+	}
+	if (first)
+		*first = t0 + (uint64_t)hist_tracedat_ts_offset(td);
+	hist_tracedat_close(td);
+	return n;
+}
+
+static void test_cpu_and_span(void)
+{
+	const char *f = DATA "sched.v7-zstd.dat", *trig = "sched:sched_switch hist:keys=common_cpu";
+	char from_abs[64];
+	const char *cpu[] = { "", "--cpu", "1", "-t", trig, f, NULL };
+	const char *cpus[] = { "", "--cpu", "0-1,7", "-t", trig, f, NULL };
+	const char *span[] = { "", "--from", "2.5", "--to", "5", "-t", trig, f, NULL };
+	const char *abs[] = { "", "--from", from_abs, "--to", "5", "-t", trig, f, NULL };
+	const char *bad1[] = { "", "--cpu", "1-", "-t", trig, f, NULL };
+	const char *bad2[] = { "", "--from", "soon", "-t", trig, f, NULL };
+	struct run a = run_tool(cpu), b = run_tool(cpus), c = run_tool(span), e = run_tool(bad1),
+		   g = run_tool(bad2), d;
+	uint64_t first = 0, on1 = switches_in(1, 0, UINT64_MAX, &first),
+		 all = switches_in(-1, 0, UINT64_MAX, NULL),
+		 mid = switches_in(-1, 2500000000ull, 5000000000ull, NULL);
+
+	T_ASSERT(on1 > 1000 && on1 < all && mid > 1000 && mid < all);
+	T_EQ(a.status, 0);
+	T_EQU(hits_of(a.out), on1);
+	T_ASSERT(a.out && !strstr(a.out, "common_cpu:          0"));
+	T_EQ(b.status, 0);
+	T_EQU(hits_of(b.out), all);
+	T_EQ(c.status, 0);
+	T_EQU(hits_of(c.out), mid);
+	/* the same start as a time stamp (trace-cmd report's column) */
+	first += 2500000000ull;
+	snprintf(from_abs, sizeof(from_abs), "@%llu.%09llu", (unsigned long long)(first / 1000000000),
+		 (unsigned long long)(first % 1000000000));
+	d = run_tool(abs);
+	T_EQ(d.status, 0);
+	T_STREQ(d.out, c.out);
+	T_EQ(e.status, 2);
+	T_ASSERT(e.err && strstr(e.err, "--cpu wants a list"));
+	T_EQ(g.status, 2);
+	T_ASSERT(g.err && strstr(g.err, "--from wants seconds"));
+	run_free(&a);
+	run_free(&b);
+	run_free(&c);
+	run_free(&d);
+	run_free(&e);
+	run_free(&g);
+}
+
+/* "{ common_cpu:          C } hitcount:  N" summed over the text */
+static unsigned long long cpu_hits(const char *out, int cpu)
+{
+	char key[64];
+	const char *p = out;
+	unsigned long long n = 0;
+
+	snprintf(key, sizeof(key), "{ common_cpu: %10d } hitcount: ", cpu);
+	while (p && (p = strstr(p, key))) {
+		p += strlen(key);
+		n += strtoull(p, NULL, 10);
+	}
+	return n;
+}
+
+static void test_interval(void)
+{
+	const char *f = DATA "sched.v7-zstd.dat";
+	const char *trig = "sched:sched_switch hist:keys=common_cpu if prev_pid > 0";
+	const char *whole[] = { "", "-t", trig, f, NULL };
+	const char *win[] = { "", "--interval", "1.5", "-t", trig, f, NULL };
+	const char *js[] = { "", "--json", "--interval", "4", "-t", trig, f, NULL };
+	const char *bad[] = { "", "--interval", "2", "-o", "/nonexistent/x", "-t", trig, f, NULL };
+	struct run a = run_tool(whole), b = run_tool(win), c = run_tool(js), d = run_tool(bad);
+	unsigned long long sum = 0, nwin = 0, k;
+	const char *p;
+
+	T_EQ(a.status, 0);
+	T_EQ(b.status, 0);
+	/* one table per 1.5 s window, and they add up to the whole */
+	for (p = b.out; p && (p = strstr(p, "    Hits: ")); p += 10)
+		sum += strtoull(p + 10, NULL, 10);
+	for (p = b.out; p && (p = strstr(p, "# window ")); p += 9)
+		nwin++;
+	T_EQU(nwin, 7);		/* the recording spans 10.04 s */
+	T_ASSERT(b.out && strstr(b.out, "# window 0: 0.000000 .. 1.500000 s after the first record\n"
+				 "# event histogram\n"));
+	T_ASSERT(b.out && strstr(b.out, "# window 6: 9.000000 .. 10.040864 s after the first record\n"));
+	T_EQU(sum, hits_of(a.out));
+	for (k = 0; k < 2; k++)
+		T_EQU(cpu_hits(b.out, (int)k), cpu_hits(a.out, (int)k));
+	T_ASSERT(cpu_hits(a.out, 0) > 1000);
+	/* JSON: a document per window */
+	T_EQ(c.status, 0);
+	nwin = 0;
+	for (p = c.out; p && (p = strstr(p, "\"window\": { \"index\": ")); p++)
+		nwin++;
+	T_EQU(nwin, 3);
+	T_EQ(d.status, 2);
+	T_ASSERT(d.err && strstr(d.err, "does not go with -o"));
+	run_free(&a);
+	run_free(&b);
+	run_free(&c);
+	run_free(&d);
+}
+
+static void test_stdin(void)
+{
+	const char *file[] = { "", "--json", "-t", "sched:sched_switch hist:keys=prev_pid",
+			       DATA "sched.v6.dat", NULL };
+	const char *in[] = { "", "--json", "-t", "sched:sched_switch hist:keys=prev_pid", "-", NULL };
+	const char *ex[] = { "", "-t", "sched/sched_process_exec hist:keys=common_pid.execname",
+			     "-", NULL };
+	const char *exf[] = { "", "-t", "sched/sched_process_exec hist:keys=common_pid.execname",
+			      DATA "sched.v6.dat", NULL };
+	struct run a = run_tool(file), b = run_tool_in(in, DATA "sched.v6.dat"),
+		   c = run_tool_in(ex, DATA "sched.v6.dat"), d = run_tool(exf);
+	const char *pa = a.out ? strstr(a.out, "\"instance\"") : NULL;
+	const char *pb = b.out ? strstr(b.out, "\"instance\"") : NULL;
+
+	T_EQ(a.status, 0);
+	T_EQ(b.status, 0);
+	/* the same document but for "trace" */
+	T_ASSERT(pa && pb && !strcmp(pa, pb));
+	T_ASSERT(b.out && strstr(b.out, "\"trace\": \"-\""));
+	/* the task-name pass reads standard input's copy too */
+	T_EQ(c.status, 0);
+	T_STREQ(c.out, d.out);
+	T_ASSERT(c.out && strstr(c.out, "Hits: 1014"));
+	run_free(&a);
+	run_free(&b);
+	run_free(&c);
+	run_free(&d);
+}
+
 /* ---- the engine: task names --------------------------------------------- */
 
 static void test_comm_history(void)
@@ -1055,6 +1224,9 @@ int main(int argc, char **argv)
 	T_RUN(test_instance_default);
 	T_RUN(test_instance_pick);
 	T_RUN(test_list);
+	T_RUN(test_cpu_and_span);
+	T_RUN(test_interval);
+	T_RUN(test_stdin);
 	T_RUN(test_comm_history);
 	T_RUN(test_write_targets);
 	T_RUN(test_compare_self);

@@ -7,6 +7,8 @@
  *   {
  *     "libhist": "0.1.0",
  *     "trace": "TRACE.dat",
+ *     "window": { "index": 0,              --interval only: the window's
+ *                 "start": N, "end": N },  raw time stamps, [start, end)
  *     "instance": "",                      the ring buffer replayed ("": top)
  *     "records": 12345,                    records in the recording
  *     "events": [
@@ -84,6 +86,9 @@ int replay_json(FILE *out, const struct replay_doc *doc)
 
 	fprintf(out, "{\n  \"libhist\": \"%s\",\n  \"trace\": ", hist_version());
 	jstr(out, doc->trace);
+	if (doc->window)
+		fprintf(out, ",\n  \"window\": { \"index\": %" PRIu64 ", \"start\": %" PRIu64
+			", \"end\": %" PRIu64 " }", doc->win_index, doc->win_start, doc->win_end);
 	fputs(",\n  \"instance\": ", out);
 	jstr(out, doc->instance ? doc->instance : "");
 	fprintf(out, ",\n  \"records\": %" PRIu64 ",\n  \"events\": [", doc->records);

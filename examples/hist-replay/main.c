@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "replay.h"
@@ -26,6 +27,7 @@
 static const char usage_text[] =
 	"usage: " PROG " [OPTIONS] TRACE.dat\n"
 	"\n"
+	"TRACE.dat '-' reads the recording from standard input.\n"
 	"Replay the records of TRACE.dat through Linux hist triggers (libhist)\n"
 	"and print each event's hist file, as `cat events/*/*/hist` would.\n"
 	"\n"
@@ -67,6 +69,14 @@ static const char usage_text[] =
 	"                        with records when the top buffer has none\n"
 	"      --list            list the recording's buffers, their events with\n"
 	"                        record counts and each event's fields; no replay\n"
+	"      --cpu LIST        feed only the records of these CPUs (0,2-3)\n"
+	"      --from T, --to T  feed only the records from T on / before T:\n"
+	"                        seconds after the first record (1.5), or with\n"
+	"                        '@' a time stamp as trace-cmd report prints it\n"
+	"                        (@2076.044615)\n"
+	"      --interval S      print the tables every S seconds of the\n"
+	"                        recording and start them empty again: the\n"
+	"                        windows add up to the whole\n"
 	"      --json            print the histograms as JSON instead of the\n"
 	"                        kernel's text (with -o: DIR/hist.json)\n"
 	"  -h, --help            this text\n"
@@ -98,6 +108,10 @@ enum {
 	OPT_KERNEL,
 	OPT_INSTANCE,
 	OPT_LIST,
+	OPT_CPU,
+	OPT_FROM,
+	OPT_TO,
+	OPT_INTERVAL,
 };
 
 static const struct option long_opts[] = {
@@ -114,6 +128,10 @@ static const struct option long_opts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "instance", required_argument, NULL, OPT_INSTANCE },
 	{ "list", no_argument, NULL, OPT_LIST },
+	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -143,6 +161,13 @@ struct state {
 	struct replay_buf errlog;	/* every entry, for DIR/error_log */
 	int failed;
 	int damaged;			/* replay_run() met damage */
+	const char *trace;		/* as named on the command line */
+	uint32_t max_map_bits;
+	int window;			/* JSON: the window fields below */
+	uint64_t win_index, win_start, win_end;
+	struct replay *r;
+	int out_failed;			/* a window's output failed */
+	uint8_t *cpu_set;
 };
 
 static void die_oom(void)
@@ -380,6 +405,7 @@ static void free_state(struct state *st)
 	}
 	free(st->markers);
 	replay_buf_free(&st->errlog);
+	free(st->cpu_set);
 }
 
 static int cmp_ev(const void *a, const void *b)
@@ -448,6 +474,10 @@ static int write_json(struct state *st, struct replay *r, FILE *f,
 	doc.errlog = st->errlog.s ? st->errlog.s : "";
 	doc.td = replay_tracedat(r);
 	doc.damage = st->damaged ? replay_error(r) : NULL;
+	doc.window = st->window;
+	doc.win_index = st->win_index;
+	doc.win_start = st->win_start;
+	doc.win_end = st->win_end;
 	return replay_json(f, &doc);
 }
 
@@ -799,6 +829,168 @@ static int list_recording(const char *trace, const char *instance)
 	return status;
 }
 
+/* "0,2-3" into a CPU set: 0, or -1 with a message. */
+static int parse_cpus(const char *arg, uint8_t **set, uint32_t *nr)
+{
+	const char *p = arg;
+	uint32_t max = 0;
+
+	free(*set);
+	*set = calloc(4096, 1);
+	if (!*set)
+		die_oom();
+	for (;;) {
+		char *end;
+		unsigned long a = strtoul(p, &end, 10), b;
+
+		if (end == p || *p == '-' || a >= 4096)
+			goto bad;
+		b = a;
+		p = end;
+		if (*p == '-') {
+			b = strtoul(p + 1, &end, 10);
+			if (end == p + 1 || p[1] == '-' || b < a || b >= 4096)
+				goto bad;
+			p = end;
+		}
+		for (; a <= b; a++)
+			(*set)[a] = 1;
+		if (b + 1 > max)
+			max = (uint32_t)b + 1;
+		if (!*p)
+			break;
+		if (*p++ != ',')
+			goto bad;
+	}
+	*nr = max;
+	return 0;
+bad:
+	fprintf(stderr, PROG ": --cpu wants a list such as 0,2-3 (CPUs below 4096), "
+		"got '%s'\n", arg);
+	return -1;
+}
+
+/* "1.5" seconds, or "@2076.044615": ns (up to 9 decimals).  0 or -1. */
+static int parse_seconds(const char *opt, const char *arg, uint64_t *ns, int *abs_ts,
+			 int allow_abs)
+{
+	const char *p = arg;
+	uint64_t whole = 0, frac = 0, scale = 1000000000;
+
+	*abs_ts = 0;
+	if (*p == '@' && allow_abs) {
+		*abs_ts = 1;
+		p++;
+	}
+	if (!(*p >= '0' && *p <= '9') && !(*p == '.' && p[1] >= '0' && p[1] <= '9'))
+		goto bad;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (whole > (UINT64_MAX / 1000000000 - 9) / 10)
+			goto bad;
+		whole = whole * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			if (scale > 1) {
+				scale /= 10;
+				frac += (uint64_t)(*p - '0') * scale;
+			}
+	if (*p)
+		goto bad;
+	*ns = whole * 1000000000 + frac;
+	return 0;
+bad:
+	fprintf(stderr, PROG ": %s wants seconds (1.5)%s, got '%s'\n", opt,
+		allow_abs ? " or @TIMESTAMP (@2076.044615)" : "", arg);
+	return -1;
+}
+
+/*
+ * '-': standard input into an anonymous file, so the recording can be
+ * mapped and read twice (the task-name pass) like a file on disk.
+ * Returns its /proc path in BUF, or NULL with a message.
+ */
+static const char *stdin_file(char *buf, size_t len)
+{
+	char chunk[1 << 16];
+	ssize_t got;
+	int fd = (int)syscall(SYS_memfd_create, "hist-replay-stdin", 0);
+
+	if (fd < 0) {
+		fprintf(stderr, PROG ": standard input: cannot make a file for it: %s\n",
+			strerror(errno));
+		return NULL;
+	}
+	while ((got = read(0, chunk, sizeof(chunk))) != 0) {
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, PROG ": standard input: %s\n", strerror(errno));
+			close(fd);
+			return NULL;
+		}
+		if (write(fd, chunk, (size_t)got) != got) {
+			fprintf(stderr, PROG ": standard input: %s\n", strerror(errno));
+			close(fd);
+			return NULL;
+		}
+	}
+	/* the descriptor stays open for the life of the process */
+	snprintf(buf, len, "/proc/self/fd/%d", fd);
+	return buf;
+}
+
+static struct replay_out_ev *collect_events(struct replay *r, size_t *nr)
+{
+	size_t n = replay_nr_events(r), i, k;
+	struct replay_out_ev *evs = calloc(n ? n : 1, sizeof(*evs));
+
+	if (!evs)
+		die_oom();
+	for (i = 0, k = 0; i < n; i++) {
+		evs[k].ev = replay_event(r, i, &evs[k].system, &evs[k].name);
+		/* a synthetic event removed by a later write has no files */
+		if (evs[k].ev)
+			k++;
+	}
+	/* the order of `cat events/ * / * /hist`: by system, then event */
+	qsort(evs, k, sizeof(*evs), cmp_ev);
+	*nr = k;
+	return evs;
+}
+
+/* --interval: one window's tables, before the engine clears them. */
+static void on_window(void *arg, uint64_t index, uint64_t start, uint64_t end)
+{
+	struct state *st = arg;
+	struct replay *r = st->r;
+	uint64_t t0 = replay_first_ts(r), a = start - t0, b = end - t0;
+	struct replay_opts none;
+	size_t n;
+	struct replay_out_ev *evs = collect_events(r, &n);
+
+	memset(&none, 0, sizeof(none));
+	none.max_map_bits = st->max_map_bits;
+	warn_dropped(&none, evs, n);
+	if (st->json) {
+		st->window = 1;
+		st->win_index = index;
+		st->win_start = start;
+		st->win_end = end;
+	} else {
+		printf("# window %llu: %llu.%06llu .. %llu.%06llu s after the first record\n",
+		       (unsigned long long)index, (unsigned long long)(a / 1000000000),
+		       (unsigned long long)(a % 1000000000 / 1000),
+		       (unsigned long long)(b / 1000000000),
+		       (unsigned long long)(b % 1000000000 / 1000));
+	}
+	if (print_stdout(st, r, evs, n, st->trace))
+		st->out_failed = 1;
+	if (!st->json)
+		putchar('\n');
+	free(evs);
+}
+
 int main(int argc, char **argv)
 {
 	struct state st;
@@ -806,8 +998,9 @@ int main(int argc, char **argv)
 	struct replay *r = NULL;
 	struct replay_out_ev *evs = NULL;
 	char err[1024];
-	const char *trace;
-	size_t i, n, k;
+	const char *trace, *path;
+	char stdin_path[64];
+	size_t i, n;
 	int c, status = 2, rc, list = 0;
 
 	memset(&st, 0, sizeof(st));
@@ -889,6 +1082,27 @@ int main(int argc, char **argv)
 		case OPT_LIST:
 			list = 1;
 			break;
+		case OPT_CPU:
+			if (parse_cpus(optarg, &st.cpu_set, &ro.nr_cpu_set))
+				goto out;
+			ro.cpu_set = st.cpu_set;
+			break;
+		case OPT_FROM:
+			if (parse_seconds("--from", optarg, &ro.from, &ro.from_abs, 1))
+				goto out;
+			break;
+		case OPT_TO:
+			if (parse_seconds("--to", optarg, &ro.to, &ro.to_abs, 1))
+				goto out;
+			break;
+		case OPT_INTERVAL:
+			if (parse_seconds("--interval", optarg, &ro.interval, &c, 0))
+				goto out;
+			if (!ro.interval) {
+				fprintf(stderr, PROG ": --interval wants more than 0 s\n");
+				goto out;
+			}
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			status = 0;
@@ -912,17 +1126,35 @@ int main(int argc, char **argv)
 	trace = argv[optind];
 	ro.progress = isatty(2);
 	ro.warn = 1;
+	st.trace = trace;
+	st.max_map_bits = ro.max_map_bits;
+	if (ro.interval && st.outdir) {
+		fprintf(stderr, PROG ": --interval prints to standard output; "
+			"it does not go with -o\n");
+		goto out;
+	}
+	if (!strcmp(trace, "-")) {
+		path = stdin_file(stdin_path, sizeof(stdin_path));
+		if (!path)
+			goto out;
+		ro.name = "standard input";
+	} else {
+		path = trace;
+	}
 	if (list) {
-		status = list_recording(trace, ro.instance);
+		status = list_recording(path, ro.instance);
 		goto out;
 	}
 
-	r = replay_open(trace, &ro, err, sizeof(err));
+	r = replay_open(path, &ro, err, sizeof(err));
 	if (!r) {
 		fprintf(stderr, PROG ": %s: %s\n", trace, err);
 		goto out;
 	}
 	replay_set_write_cb(r, on_marker_write, &st);
+	st.r = r;
+	if (ro.interval)
+		replay_set_window_cb(r, on_window, &st);
 
 	for (i = 0; i < st.synth.n; i++) {
 		struct cmd *cm = &st.synth.v[i];
@@ -951,23 +1183,15 @@ int main(int argc, char **argv)
 		st.damaged = 1;
 	}
 	report_lost(r);
-
-	n = replay_nr_events(r);
-	evs = calloc(n ? n : 1, sizeof(*evs));
-	if (!evs)
-		die_oom();
-	for (i = 0, k = 0; i < n; i++) {
-		evs[k].ev = replay_event(r, i, &evs[k].system, &evs[k].name);
-		/* a synthetic event removed by a later write has no files */
-		if (evs[k].ev)
-			k++;
+	if (ro.interval) {
+		/* every window, the last included, went out already */
+		if (st.out_failed || fflush(stdout) || ferror(stdout))
+			status = 2;
+		goto out;
 	}
-	n = k;
-	/* the order of `cat events/ * / * /hist`: by system, then event */
-	qsort(evs, n, sizeof(*evs), cmp_ev);
-
+	evs = collect_events(r, &n);
 	warn_dropped(&ro, evs, n);
-	hint_other_buffers(r, trace, evs, n);
+	hint_other_buffers(r, path, evs, n);
 	if (st.outdir)
 		rc = write_outdir(&st, r, evs, n, trace);
 	else

@@ -45,8 +45,13 @@ struct marker_act {
 	char *marker, *target, *text;
 };
 
+struct made_cmd {
+	char *system, *name, *text;
+};
+
 struct replay {
 	char *path;
+	const char *name;	/* for messages: opts.name or path */
 	struct hist_tracedat *td;
 	hist_ctx *ctx;
 	struct hist_host host;
@@ -90,6 +95,17 @@ struct replay {
 
 	replay_write_cb cb;
 	void *cb_arg;
+
+	/* windows (replay_opts cpu_set, from, to, interval) */
+	int filter;		/* a CPU set or a start: check before feeding */
+	int started;		/* the first record set the bounds */
+	uint64_t first_ts, from_ts, to_ts;	/* to_ts: UINT64_MAX none */
+	uint64_t edge;		/* next time stamp that needs window_edge() */
+	uint64_t win_start, win_end, win_idx, last_fed;
+	replay_window_cb win_cb;
+	void *win_arg;
+	struct made_cmd *made;	/* hist commands that made triggers */
+	size_t nr_made, made_cap;
 
 	struct replay_buf errlog;
 	char msg[2048];
@@ -156,7 +172,7 @@ static struct replay_hist_db *get_db(struct replay *r)
 					sizeof(err));
 		if (!r->db)
 			fprintf(stderr, "hist-replay: %s: cannot scan for task "
-				"names and stacks: %s\n", r->path, err);
+				"names and stacks: %s\n", r->name, err);
 	}
 	return r->db;
 }
@@ -223,7 +239,7 @@ static unsigned cb_stacktrace(void *data, const struct hist_hit *hit,
 		r->warned_stack = 1;
 		fprintf(stderr, "hist-replay: %s: warning: the recording has no "
 			"kernel stacks (record with options/stacktrace=1, or "
-			"perf record -g): stacktrace keys are empty\n", r->path);
+			"perf record -g): stacktrace keys are empty\n", r->name);
 	}
 	return db ? replay_db_stack(db, r->idx, ips, max) : 0;
 }
@@ -263,7 +279,7 @@ static int cb_set_clock(void *data, const char *name)
 		r->warned_clock = 1;
 		fprintf(stderr, "hist-replay: %s: warning: recorded with "
 			"trace_clock %s, a trigger asks for %s: time stamps "
-			"stay the recorded ones\n", r->path, rec, name);
+			"stay the recorded ones\n", r->name, rec, name);
 	}
 	return 0;
 }
@@ -395,7 +411,7 @@ static int pick_buffer(struct replay *r, char *err, size_t errlen)
 		if (r->opts.warn)
 			fprintf(stderr, "hist-replay: %s: note: the top buffer has no "
 				"records: replaying instance '%s' (--instance picks "
-				"another, --list shows them)\n", r->path,
+				"another, --list shows them)\n", r->name,
 				hist_tracedat_buffer(td));
 		return 0;
 	}
@@ -403,7 +419,7 @@ static int pick_buffer(struct replay *r, char *err, size_t errlen)
 	if (with && r->opts.warn)
 		fprintf(stderr, "hist-replay: %s: note: the top buffer has no records "
 			"but %u instances have: pick one with --instance (--list "
-			"shows them)\n", r->path, with);
+			"shows them)\n", r->name, with);
 	return 0;
 }
 
@@ -428,6 +444,7 @@ struct replay *replay_open(const char *path, const struct replay_opts *opts,
 	if (opts)
 		r->opts = *opts;
 	r->path = xstrdup(path);
+	r->name = r->opts.name ? r->opts.name : r->path;
 	if (!r->path) {
 		snprintf(err, errlen, "out of memory");
 		free(r);
@@ -556,6 +573,12 @@ void replay_close(struct replay *r)
 		free(r->acts[i].text);
 	}
 	free(r->acts);
+	for (i = 0; i < r->nr_made; i++) {
+		free(r->made[i].system);
+		free(r->made[i].name);
+		free(r->made[i].text);
+	}
+	free(r->made);
 	free(r->pend);
 	free(r->slots);
 	free(r->counts);
@@ -598,6 +621,17 @@ void replay_set_write_cb(struct replay *r, replay_write_cb cb, void *arg)
 {
 	r->cb = cb;
 	r->cb_arg = arg;
+}
+
+void replay_set_window_cb(struct replay *r, replay_window_cb cb, void *arg)
+{
+	r->win_cb = cb;
+	r->win_arg = arg;
+}
+
+uint64_t replay_first_ts(const struct replay *r)
+{
+	return r->first_ts;
 }
 
 /* ---- writes ------------------------------------------------------- */
@@ -924,6 +958,9 @@ static void explain_einval(struct replay *r, hist_event *ev, const char *text)
 	}
 }
 
+static void remember_made(struct replay *r, const char *sys, const char *name,
+			  const char *text);
+
 static int event_file_write(struct replay *r, const char *sys,
 			    const char *name, const char *file,
 			    const char *text)
@@ -945,6 +982,8 @@ static int event_file_write(struct replay *r, const char *sys,
 	memset(&herr, 0, sizeof(herr));
 	if (!strcmp(file, "trigger")) {
 		rc = hist_trigger_parse(ev, text, &herr);
+		if (rc == 0)
+			remember_made(r, sys, name, text);
 		if (rc == -HIST_EINVAL && !herr.nr_logged)
 			explain_einval(r, ev, text);
 		return rc;
@@ -1318,6 +1357,136 @@ static void slow_path(struct replay *r, struct slot *s,
 		on_switch(r, rec);
 }
 
+/*
+ * Every hist trigger of every event written to starts empty again: each
+ * command that made one is written again with :clear (before its
+ * " if ...", which is part of what names the trigger).  The command as
+ * written, not the trigger info line: that spells out defaults (an
+ * explicit sort=hitcount) that do not name the same trigger.  Commands
+ * whose trigger went away fail harmlessly.
+ */
+static void clear_hists(struct replay *r)
+{
+	struct replay_buf b = { 0 };
+	size_t i;
+
+	for (i = 0; i < r->nr_made; i++) {
+		const char *t = r->made[i].text, *cond = strstr(t, " if ");
+		size_t head = cond ? (size_t)(cond - t) : strlen(t);
+		hist_event *ev = hist_event_lookup(r->ctx, r->made[i].system, r->made[i].name);
+
+		while (head && (t[head - 1] == '\n' || t[head - 1] == ' '))
+			head--;
+		if (!ev)
+			continue;
+		replay_buf_reset(&b);
+		replay_buf_write(&b, t, head);
+		replay_buf_puts(&b, ":clear");
+		if (cond)
+			replay_buf_puts(&b, cond);
+		if (!b.oom)
+			hist_trigger_parse(ev, b.s, NULL);
+	}
+	replay_buf_free(&b);
+}
+
+/* Remember a hist command that made a trigger (for clear_hists()). */
+static void remember_made(struct replay *r, const char *sys, const char *name,
+			  const char *text)
+{
+	const char *p = text;
+	struct made_cmd *m;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (strncmp(p, "hist", 4) || !r->opts.interval)
+		return;
+	if (r->nr_made == r->made_cap) {
+		size_t ncap = r->made_cap ? 2 * r->made_cap : 8;
+
+		m = realloc(r->made, ncap * sizeof(*m));
+		if (!m)
+			return;
+		r->made = m;
+		r->made_cap = ncap;
+	}
+	m = &r->made[r->nr_made];
+	m->system = xstrdup(sys);
+	m->name = xstrdup(name);
+	m->text = xstrdup(p);
+	if (!m->system || !m->name || !m->text) {
+		free(m->system);
+		free(m->name);
+		free(m->text);
+		return;
+	}
+	r->nr_made++;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* A time stamp as trace-cmd report shows it (with the file's DATE and
+ * OFFSET options added) back to the raw clock of the records. */
+static uint64_t shown_to_raw(const struct replay *r, uint64_t shown)
+{
+	int64_t off = hist_tracedat_ts_offset(r->td);
+
+	if (off >= 0)
+		return shown > (uint64_t)off ? shown - (uint64_t)off : 0;
+	return sat_add(shown, (uint64_t)-off);
+}
+
+/* The next time stamp window_edge() must see. */
+static void set_edge(struct replay *r)
+{
+	r->edge = r->to_ts;
+	if (r->opts.interval && r->win_end < r->edge)
+		r->edge = r->win_end;
+}
+
+/*
+ * A record at TS reached r->edge: the first record (set the bounds), the
+ * end of an interval window (report it, clear, next), or `to`.  1: stop.
+ */
+static int window_edge(struct replay *r, uint64_t ts)
+{
+	if (!r->started) {
+		r->started = 1;
+		r->first_ts = ts;
+		r->from_ts = r->opts.from_abs ? shown_to_raw(r, r->opts.from) :
+						sat_add(ts, r->opts.from);
+		r->to_ts = !r->opts.to && !r->opts.to_abs ? UINT64_MAX :
+			   r->opts.to_abs ? shown_to_raw(r, r->opts.to) : sat_add(ts, r->opts.to);
+		r->win_start = r->from_ts > ts ? r->from_ts : ts;
+		r->win_end = r->opts.interval ? sat_add(r->win_start, r->opts.interval) :
+						UINT64_MAX;
+		r->last_fed = r->win_start;
+	}
+	while (r->opts.interval && ts >= r->win_end && r->win_end < r->to_ts) {
+		if (r->win_cb)
+			r->win_cb(r->win_arg, r->win_idx, r->win_start, r->win_end);
+		clear_hists(r);
+		r->win_idx++;
+		r->win_start = r->win_end;
+		r->win_end = sat_add(r->win_end, r->opts.interval);
+	}
+	set_edge(r);
+	return ts >= r->to_ts;
+}
+
+/* Does the record go to the triggers (CPU set, start)? */
+static int wanted(const struct replay *r, const struct hist_ftrace_record *rec)
+{
+	if (rec->ts < r->from_ts)
+		return 0;
+	if (r->opts.cpu_set && (rec->cpu >= r->opts.nr_cpu_set || !r->opts.cpu_set[rec->cpu]))
+		return 0;
+	return 1;
+}
+
 /* give up on a file that is damaged beyond this many places */
 #define MAX_ERRORS 1000
 
@@ -1330,6 +1499,9 @@ int replay_run(struct replay *r)
 
 	memset(&hit, 0, sizeof(hit));
 	memset(&rec, 0, sizeof(rec));
+	r->filter = r->opts.cpu_set || r->opts.from;
+	r->edge = 0;		/* the first record sets the bounds */
+	r->to_ts = UINT64_MAX;
 	for (;;) {
 		struct slot *s;
 		int32_t pid = -1;
@@ -1346,13 +1518,15 @@ int replay_run(struct replay *r)
 				const char *e = hist_tracedat_error(r->td);
 
 				snprintf(r->err, sizeof(r->err), "%s: %s",
-					 r->path, e && e[0] ? e :
+					 r->name, e && e[0] ? e :
 					 "corrupt record stream");
 			}
 			if (nr_err >= MAX_ERRORS)
 				break;
 			continue;
 		}
+		if (__builtin_expect(rec.ts >= r->edge, 0) && window_edge(r, rec.ts))
+			break;
 		r->idx++;
 		if (r->opts.progress && !(r->idx & 0xfffff))
 			progress(r, 0);
@@ -1365,7 +1539,9 @@ int replay_run(struct replay *r)
 		r->cur_ts = rec.ts;
 		if ((uint64_t)s->pid_off + 4 <= rec.len)
 			memcpy(&pid, rec.data + s->pid_off, 4);
-		if ((s->flags & SLOT_FEED) && hist_event_active(s->ev)) {
+		if ((s->flags & SLOT_FEED) && hist_event_active(s->ev) &&
+		    (!r->filter || wanted(r, &rec))) {
+			r->last_fed = rec.ts;
 			hit.ts = rec.ts;
 			hit.cpu = rec.cpu;
 			hit.pid = pid;
@@ -1380,6 +1556,11 @@ int replay_run(struct replay *r)
 	/* writes still waiting for their moment happen now */
 	if (r->pend_n)
 		pend_flush_all(r);
+	/* the last window ends at the last record fed (or at `to`); its
+	 * tables stay for the caller, as without windows */
+	if (r->opts.interval && r->started && r->win_cb)
+		r->win_cb(r->win_arg, r->win_idx, r->win_start,
+			  r->to_ts != UINT64_MAX ? r->to_ts : r->last_fed + 1);
 	if (nr_err > 1) {
 		size_t l = strlen(r->err);
 

@@ -55,7 +55,37 @@ struct replay_opts {
 	 * when warn is set).
 	 */
 	const char *instance;
+	/* how messages call the recording (NULL: its path) */
+	const char *name;
+
+	/* ---- windows: which records reach the triggers ---- */
+	/* CPUs whose records are fed: cpu_set[cpu] != 0 for cpu <
+	 * nr_cpu_set; NULL feeds every CPU */
+	const uint8_t *cpu_set;
+	uint32_t nr_cpu_set;
+	/* feed records with from <= ts < to; *_abs: a raw time stamp, else
+	 * ns after the first record.  to 0: no end */
+	uint64_t from, to;
+	int from_abs, to_abs;
+	/* ns: cut the fed span in windows this long (0: one); see
+	 * replay_set_window_cb() */
+	uint64_t interval;
 };
+
+/*
+ * A window of replay_opts.interval ended: the histograms hold the hits of
+ * [START, END) (raw time stamps; the last window ends at the last record
+ * fed, or at `to`).  The engine clears every hist trigger after the call,
+ * so the windows' tables add up to the whole (variables kept in the maps,
+ * such as an onmatch() chain's time stamps, are cleared with them, as a
+ * `:clear` on a live kernel does).
+ */
+typedef void (*replay_window_cb)(void *arg, uint64_t index, uint64_t start,
+				 uint64_t end);
+void replay_set_window_cb(struct replay *r, replay_window_cb cb, void *arg);
+/* The time stamp of the first record of the buffer replayed (after
+ * replay_run()). */
+uint64_t replay_first_ts(const struct replay *r);
 
 /* What a write did: for the caller's log of writes made during the run. */
 struct replay_write_res {
@@ -197,6 +227,8 @@ struct replay_doc {
 	const char *errlog;
 	struct hist_tracedat *td;	/* losses per CPU */
 	const char *damage;		/* NULL: the trace read whole */
+	int window;			/* --interval: the window's fields */
+	uint64_t win_index, win_start, win_end;
 };
 
 /*
