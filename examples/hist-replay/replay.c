@@ -86,6 +86,7 @@ struct replay {
 	size_t pend_head, pend_n, pend_cap;
 	int32_t pend_pid;
 	int pend_stage;
+	int pend_sleeps;	/* uninterruptible sleeps left before a clear */
 	uint32_t sys_enter_id, sys_write_id, sys_enter_nr_off;
 	int have_sys_enter, have_sys_write;
 	int sys_probed, sys_records, sys_by_enter;
@@ -1174,6 +1175,17 @@ static void sync_flags(struct replay *r)
  * the writer sleeps inside its write(2) and the clear lands when it runs
  * again.
  */
+/*
+ * How many times the writer of a clear sleeps uninterruptibly before the
+ * map is emptied: once on 6.1 (g27-clear in cases/), twice on 6.12, whose
+ * write waits for two grace periods first (g27-clear in cases-6.12: the
+ * events between the first wake-up and the second sleep are not counted).
+ */
+static int clear_sleeps(uint32_t kernel)
+{
+	return hist_kernel_recorded(kernel) == HIST_KERNEL(6, 1) ? 1 : 2;
+}
+
 static int waits_for_grace_period(const struct marker_act *a)
 {
 	const char *p = a->text;
@@ -1215,6 +1227,7 @@ static void pend_advance(struct replay *r)
 			break;			/* until it sleeps and wakes */
 		if (r->have_switch && waits_for_grace_period(a)) {
 			r->pend_stage = STAGE_SLEEP;
+			r->pend_sleeps = clear_sleeps(r->kernel);
 			break;
 		}
 		pend_pop_apply(r);
@@ -1314,6 +1327,9 @@ static void on_switch(struct replay *r, const struct hist_ftrace_record *rec)
 	/* TASK_UNINTERRUPTIBLE: waiting for the grace period */
 	if (r->pend_stage == STAGE_SLEEP && prev == r->pend_pid && (state & 2))
 		r->pend_stage = STAGE_ASLEEP;
+	else if (r->pend_stage == STAGE_ASLEEP && next == r->pend_pid &&
+		 --r->pend_sleeps > 0)
+		r->pend_stage = STAGE_SLEEP;
 	else if (r->pend_stage == STAGE_ASLEEP && next == r->pend_pid)
 		pend_pop_apply(r);
 	else
