@@ -2,9 +2,8 @@
 /*
  * Record readers of the plain hists' hit paths: a field read straight
  * from the record at an offset and size fixed at parse time, with no
- * evaluator call.  Shared by the 8-byte-key variants (hist.c) and the
- * wide-key ones (hist_wide.c); what a reader returns is exactly what the
- * field's evaluator (expr.c) would.
+ * evaluator call, for the hit variants (variants.c); what a reader
+ * returns is exactly what the field's evaluator (expr.c) would.
  */
 #ifndef HIST_CORE_RD_H
 #define HIST_CORE_RD_H
@@ -38,8 +37,8 @@ static inline uint64_t max_u64(uint64_t a, uint64_t b)
 /*
  * Whether H is a plain aggregation, whatever its key: no time stamps,
  * variable references, variables, saved fields or actions, so that a hit
- * only adds its values under its key.  What both hist__hist_simple() and
- * hist__hist_wide() require before looking at the key.
+ * only adds its values under its key.  What every hit variant requires
+ * before looking at the key (variants.c: simple_dims(), wide_dims()).
  */
 static inline bool plain_aggregation(const struct hist__hist *h)
 {
@@ -60,7 +59,7 @@ static HIST__ALWAYS_INLINE void shared_add(uint64_t *sums, const uint32_t nv, ui
 		hist__add_relaxed(&sums[2], v2);
 }
 
-/* H's value readers (values 1.. of hist__hist_simple()), *END raised to
+/* H's value readers (values 1.. of a hit variant), *END raised to
  * the end of each; false if a value is not a plain integer field. */
 static inline bool set_val_rds(struct hist__hist *h, uint64_t *end)
 {

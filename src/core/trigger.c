@@ -59,23 +59,20 @@ int hist__triggers_publish(struct hist_event *ev)
 		}
 		tl->ev = ev;
 		tl->hit = hist__tlist_hit_any;
-		if (n == 1 && tl->all_hist && hist__hist_simple(tl->t[0]->hist)) {
-			tl->simple = tl->t[0];
-			/* The variants leave .execname's comm to the general
-			 * simple path (their insert half has no record), and
-			 * filters that read more than integer fields too. */
-			if (!tl->simple->hist->needs_comm && !tl->simple->filter) {
-				tl->fast = tl->simple;
-				tl->hit = tl->fast->hist->hit_fast;
-			} else if (!tl->simple->hist->needs_comm &&
-				   hist__filter_plain(tl->simple->filter)) {
-				tl->fast = tl->simple;
-				tl->hit = tl->fast->hist->hit_filtered;
+		for (t = ev->trig_head; t; t = t->next)
+			if (t->hist)
+				t->hist->variant = NULL;
+		if (n == 1 && tl->all_hist) {
+			bool simple;
+			const struct hist__variant *v = hist__variant_choose(tl->t[0], &simple);
+
+			if (simple)
+				tl->simple = tl->t[0];
+			if (v) {
+				tl->fast = tl->t[0];
+				tl->hit = v->hit;
+				tl->fast->hist->variant = v;
 			}
-		} else if (n == 1 && tl->all_hist && !tl->t[0]->filter &&
-			   hist__hist_wide(tl->t[0]->hist)) {
-			tl->fast = tl->t[0];
-			tl->hit = tl->fast->hist->hit_fast;
 		}
 	}
 	old = ev->triggers;

@@ -136,7 +136,7 @@ struct hist__hist {
 	uint32_t nr_var_slots;
 	struct hist_map *map;		/* own or the named group's */
 	struct hist__named *group;
-	/* hist__hist_simple(): key and values read straight from the record */
+	/* the variants (variants.c): key and values read straight from the record */
 	struct hist__rd {
 		uint64_t end;		/* off + size: the record length needed */
 		uint32_t off;
@@ -144,7 +144,7 @@ struct hist__hist {
 		bool is_signed;
 	} rd_key, rd_vals[HIST__VALS_MAX];
 	uint64_t rd_end;	/* the largest END of those: one length check */
-	/* hist__hist_wide(): the parts of a key wider than 8 bytes, read
+	/* the wide variants: the parts of a key wider than 8 bytes, read
 	 * straight from the record into the key's bytes */
 	struct hist__kpart {
 		struct hist__rd rd;	/* an integer part; a string's OFF */
@@ -152,13 +152,10 @@ struct hist__hist {
 		uint32_t str_max;	/* a string: bytes kept at most; 0: integer */
 	} kparts[HIST__KEYS_MAX];
 	uint32_t key_words;	/* the key's size in u64 words */
-	/* hist_event_hit() of this hist alone and unfiltered on its event:
-	 * the variant for its field sizes and number of values, and its
+	/* the hit variant its event's published list uses for it (NULL:
+	 * the general hit), for hist_debug; and, for the variants, its
 	 * context's cpu slots (copied here, next to what a hit reads) */
-	hist__tlist_hit_fn hit_fast;
-	/* the same for this hist alone with a filter of integer fields only
-	 * (hist__filter_plain()), checked from the record before the rest */
-	hist__tlist_hit_fn hit_filtered;
+	const struct hist__variant *variant;
 	struct hist__cpu *cpus;
 	uint32_t nr_cpus;
 };
@@ -185,10 +182,11 @@ struct hist__tlist {
 	struct hist__retired retire;
 	uint32_t n;
 	uint32_t all_hist;	/* every trigger is a hist: no post pass */
-	/* the only trigger, a hist that hist__hist_simple() accepts */
+	/* the only trigger, a hist that the simple variants accept (taken
+	 * through hist__hist_hit_simple() when it has no cell of its own) */
 	struct hist__trigger *simple;
 	/* the only trigger when it has no filter and a variant of its own
-	 * (SIMPLE, or a hist__hist_wide() one): HIT is its variant */
+	 * (a cell of the variants' table): HIT is its variant */
 	struct hist__trigger *fast;
 	struct hist__trigger *t[];
 };
@@ -204,15 +202,41 @@ void hist__trigger_free(void *t) HIST__INTERNAL;
 struct hist__trigger **hist__event_tlist_head(struct hist_event *ev) HIST__INTERNAL;
 
 /*
- * Whether H, alone and unfiltered on its event, can take the wide-key
- * variant (hist_wide.c): keys that are plain integer fields or fixed
- * char arrays of the record, at most HIST__WIDE_WORDS words in all,
- * values as hist__hist_simple() takes them, nothing else.  Fills H's
- * readers and H->hit_fast.  Context: control thread, before the list
- * holding H is published.
+ * The hit variants (variants.c): hist_event_hit() of a lone plain hist,
+ * specialised.  Each is a cell of one table whose dimensions these are;
+ * variants.c's top comment says what each means.
  */
-bool hist__hist_wide(struct hist__hist *h) HIST__INTERNAL;
+enum hist__vfamily { HIST__VF_SIMPLE, HIST__VF_FILTERED, HIST__VF_WIDE };
+enum hist__vkey {
+	HIST__VK_ANY, HIST__VK_U64, HIST__VK_S32,	/* one integer field */
+	HIST__VK_INTS, HIST__VK_STR, HIST__VK_PARTS,	/* wide keys */
+};
+enum hist__vvals { HIST__VV_ANY, HIST__VV_U64 };
+enum hist__vlook { HIST__VL_PROBES, HIST__VL_FIRST32, HIST__VL_LINE32, HIST__VL_SHARED };
+struct hist__variant {
+	hist__tlist_hit_fn hit;
+	enum hist__vfamily family;
+	enum hist__vkey key;
+	uint8_t key_words;	/* wide: the key's words unrolled for; 0: any */
+	enum hist__vvals vals;
+	uint8_t nr_vals;	/* value columns, the hitcount included */
+	enum hist__vlook look;
+};
 #define HIST__WIDE_WORDS 8
+
+/*
+ * The cell for the lone hist trigger T of a list about to be published,
+ * or NULL (the general hit); *SIMPLE: whether T's hist is a simple one
+ * (then the list takes hist__hist_hit_simple() when there is no cell).
+ * Fills the hist's record readers.  The one place a variant is chosen.
+ * Context: control thread, before the list holding T is published.
+ */
+const struct hist__variant *hist__variant_choose(struct hist__trigger *t,
+						 bool *simple) HIST__INTERNAL;
+/* Cell I of the table (in no particular order), NULL past the last. */
+const struct hist__variant *hist__variant_at(uint32_t i) HIST__INTERNAL;
+/* V's dimensions as one line of text ("general" for NULL). */
+void hist__variant_name(struct hist__sb *sb, const struct hist__variant *v) HIST__INTERNAL;
 
 /* What a hist's map hands to its elt_init when a hit creates an element:
  * the hist, and the record (for the comm of .execname; NULL when the
@@ -222,27 +246,8 @@ struct hist__elt_init_arg {
 	struct hist__rec *r;
 };
 
-/*
- * The full insert of a plain hist's hit whose key (KEY, the map's key
- * size) and values V1, V2 were read already, through SLOT: a drop when
- * the first try found the key ABSENT and the map is full, else
- * hist__map_insert_slow() and the adds.  R: the record, for the comm of
- * .execname (NULL when the hist saves none).  The variants' insert half.
- */
-void hist__hist_insert(struct hist__hist *h, const void *key, uint64_t v1, uint64_t v2,
-		       uint32_t slot, bool absent, struct hist__rec *r) HIST__INTERNAL;
-
 /* hist trigger: one hit (after pause and filter checks) */
 void hist__hist_hit(struct hist__hist *h, struct hist__rec *r) HIST__INTERNAL;
-/*
- * Whether H is a plain aggregation: one integer field key (.execname
- * allowed), values that are integer fields, no time stamp, variables,
- * references or actions (fills H's record readers).  Such a hist, alone
- * on its event, takes hist__hist_hit_simple(), the whole hit in one
- * short function.  Context: control thread, before the list holding H
- * is published.
- */
-bool hist__hist_simple(struct hist__hist *h) HIST__INTERNAL;
 /* hist__tlist.hit of every list but a lone unfiltered simple hist:
  * hist__event_hit() on the list's event, with no cpu slot yet. */
 void hist__tlist_hit_any(const struct hist__tlist *tl, const uint8_t *rec, size_t len,

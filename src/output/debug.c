@@ -2,7 +2,8 @@
 /*
  * The `hist_debug` file (CONFIG_HIST_TRIGGERS_DEBUG): each hist trigger's
  * fields, flags, variable slots, references, field variables and actions,
- * in the layout of the kernel's histogram design notes.  Pointers are
+ * in the layout of the kernel's histogram design notes, and the hit
+ * variant (core/variants.c) each one takes.  Pointers are
  * printed as 16 hex digits, like the kernel's hashed %p: they identify an
  * object within one dump, nothing more.
  */
@@ -154,6 +155,10 @@ static void show_hist(struct hist__sb *sb, const struct hist__hist *h)
 		}
 	}
 	hist__actions_print_debug(sb, h);
+	/* not in the kernel's file: which hit path the trigger takes */
+	hist__sb_puts(sb, "\n  hit variant: ");
+	hist__variant_name(sb, h->variant);
+	hist__sb_putc(sb, '\n');
 }
 
 static int debug_body(struct hist__sb *sb, const struct hist__trigger *t)

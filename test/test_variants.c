@@ -1,22 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The wide-key hit path (src/core/hist_wide.c) against the general one.
+ * Every hit variant (src/core/variants.c) against the general hit path.
  *
- * A lone unfiltered hist whose key is a fixed char array, several
- * integer fields, or both, takes a variant that builds the key's words
- * straight from the record; so does a lone plain hist (one integer key)
- * whose filter only compares integer fields.  Each trigger below runs on
- * two events of one schema: as is (the variant) and with a string term
- * added to its filter that passes every record (the general path, which
- * reads every field through its evaluator).  A lone plain hist without
- * a filter has variants of its own (hist.c), compared the same way.  The same random records go to both, and the two
- * histograms must agree entry by entry (through hist_reader: every key's
- * text, every value, the totals).  The records
- * have strings with and without a NUL, garbage after the NUL, every
- * integer size and sign, and some are cut short anywhere.
+ * A lone plain hist takes a variant, one cell of the table in variants.c
+ * (hist_debug names it).  Each trigger below runs on two events of one
+ * schema: as is (the variant) and with a string term added to its filter
+ * that passes every record (the general path, which reads every field
+ * through its evaluator).  The same random records go to both, and the
+ * two histograms must agree entry by entry (through hist_reader: every
+ * key's text, every value, the totals).  The records have strings with
+ * and without a NUL, garbage after the NUL, every integer size and sign,
+ * and some are cut short anywhere.  test_every_cell builds a trigger for
+ * each combination of the table's dimensions and fails unless every cell
+ * of the table was taken by some trigger.
  */
 #include "harness.h"
 #include "libhist.h"
+#include "core/trigger.h"
+#include "common/fmt.h"
 
 #include <stdlib.h>
 
@@ -37,8 +38,10 @@ static const struct hist_field_desc fields[] = {
 	{ "c40", "char[40]", 95, 40, 1, HIST_FIELD_STRING },
 	{ "c8", "char[8]", 135, 8, 1, HIST_FIELD_STRING },
 	{ "c3", "char[3]", 143, 3, 1, HIST_FIELD_STRING },
+	{ "v64", "u64", 146, 8, 0, HIST_FIELD_INT },
+	{ "w64", "u64", 154, 8, 0, HIST_FIELD_INT },
 };
-#define REC_LEN 146
+#define REC_LEN 162
 
 static int find_event(void *data, const char *sys, const char *name,
 		      struct hist_event_desc *out)
@@ -159,16 +162,56 @@ out:
 
 /* ---- the comparison -------------------------------------------------------- */
 
-#define RECORDS 30000
+static uint32_t records = 30000;
 
-static void compare(const char *cmd)
+/* The cells the triggers took (hist_debug's "hit variant:" lines). */
+static char taken[256][128];
+static uint32_t nr_taken;
+
+struct text {
+	char s[1 << 16];
+	size_t n;
+};
+
+static int to_text(void *arg, const char *s, size_t n)
+{
+	struct text *b = arg;
+
+	if (b->n + n >= sizeof(b->s))
+		return -1;
+	memcpy(b->s + b->n, s, n);
+	b->n += n;
+	b->s[b->n] = 0;
+	return 0;
+}
+
+/* The hit variant EV's first trigger takes, as hist_debug names it. */
+static void variant_of(hist_event *ev, char *out, size_t n)
+{
+	static struct text b;
+	const char *v, *e;
+
+	b.n = 0;
+	b.s[0] = 0;
+	out[0] = 0;
+	if (hist_event_print_hist_debug(ev, to_text, &b))
+		return;
+	v = strstr(b.s, "  hit variant: ");
+	if (!v)
+		return;
+	v += 15;
+	e = strchr(v, '\n');
+	snprintf(out, n, "%.*s", (int)(e ? e - v : (long)strlen(v)), v);
+}
+
+static void compare_opts(const char *cmd, const struct hist_ctx_opts *opts)
 {
 	struct hist_host host = { .find_event = find_event };
-	hist_ctx *ctx = hist_ctx_create(&host, &(struct hist_ctx_opts){ .nr_cpus = 4 }, NULL);
+	hist_ctx *ctx = hist_ctx_create(&host, opts, NULL);
 	hist_event *fast = ctx ? hist_event_lookup(ctx, "w", "fast") : NULL;
 	hist_event *gen = ctx ? hist_event_lookup(ctx, "w", "gen") : NULL;
 	uint8_t rec[REC_LEN + 64];
-	char gcmd[512];
+	char gcmd[512], v[128];
 	uint32_t i;
 
 	T_ASSERT(fast && gen);
@@ -181,7 +224,14 @@ static void compare(const char *cmd)
 	snprintf(gcmd, sizeof(gcmd), "%s %s c8 != \"zzzz\"", cmd, strstr(cmd, " if ") ? "&&" : "if");
 	T_EQ(hist_trigger_parse(fast, cmd, NULL), 0);
 	T_EQ(hist_trigger_parse(gen, gcmd, NULL), 0);
-	for (i = 0; i < RECORDS; i++) {
+	variant_of(gen, v, sizeof(v));
+	T_STREQ(v, "general");
+	variant_of(fast, v, sizeof(v));
+	for (i = 0; i < nr_taken && strcmp(taken[i], v); i++)
+		;
+	if (i == nr_taken && nr_taken < sizeof(taken) / sizeof(taken[0]))
+		snprintf(taken[nr_taken++], sizeof(taken[0]), "%s", v);
+	for (i = 0; i < records; i++) {
 		size_t len = make_rec(rec);
 		/* cpus 0..3 own their slots; 7 folds onto 3 */
 		struct hist_hit h = { .ts = i, .cpu = (uint32_t)(rnd() % 5 == 4 ? 7 : rnd() % 4),
@@ -193,6 +243,11 @@ static void compare(const char *cmd)
 	/* the keys really differ */
 	T_ASSERT(same_hists(cmd, fast, gen) > 1);
 	hist_ctx_destroy(ctx);
+}
+
+static void compare(const char *cmd)
+{
+	compare_opts(cmd, &(struct hist_ctx_opts){ .nr_cpus = 4 });
 }
 
 /* One string: 2, 3 and 4 words unrolled, 5 words general. */
@@ -251,7 +306,7 @@ static void test_filtered(void)
 }
 
 /*
- * One integer key (the plain hists' variants, hist.c), with values over a
+ * One integer key (the simple variants), with values over a
  * range wide enough to fill the map: keys found at their start slot or
  * further on, keys hit from several cpu slots, new keys, drops.
  */
@@ -273,6 +328,70 @@ static void test_other_keys(void)
 	compare("hist:keys=c16,s32.buckets=2");
 }
 
+/*
+ * A trigger for every combination of the table's dimensions: simple keys
+ * (u64, s32, any other integer) with every value kind and count, each
+ * with and without a filter of integer fields, on a small map (32-byte
+ * slots, line32), a map past the last-level cache (first32) and shared
+ * sums; wide keys of 2 and 3 integers, strings of 2, 3 and 4 words and a
+ * mix, with every value count, per-cpu and shared sums.  Then every cell
+ * of the table must have been taken.
+ */
+static void test_every_cell(void)
+{
+	static const char *const simple_keys[] = { "u64", "s32", "u32" };
+	/* hitcount only; u64 values (1, 2); other sizes (1, 2) */
+	static const char *const simple_vals[] = { "", ":vals=v64", ":vals=v64,w64",
+						   ":vals=s16", ":vals=v64,s16" };
+	static const char *const wide_keys[] = { "u8,s16", "s32,u64,s16", "c16", "c20",
+						 "c31",	   "c16,s32" };
+	static const char *const wide_vals[] = { "", ":vals=v64", ":vals=v64,s16" };
+	/* small per-cpu map, 2^18 entries per cpu, shared sums */
+	const struct hist_ctx_opts looks[] = {
+		{ .nr_cpus = 4, .sums = HIST_SUMS_PER_CPU },
+		{ .nr_cpus = 4, .sums = HIST_SUMS_PER_CPU, .max_map_bits = 18 },
+		{ .nr_cpus = 4, .sums = HIST_SUMS_SHARED },
+	};
+	static const char *const sizes[] = { "", ":size=262144", "" };
+	char cmd[256], name[128];
+	const struct hist__variant *v;
+	struct hist__sb sb;
+	uint32_t k, n, l, f, i, missing = 0;
+
+	records = 3000;
+	int_range = 3000;
+	for (k = 0; k < 3; k++)
+		for (n = 0; n < 5; n++)
+			for (l = 0; l < 3; l++)
+				for (f = 0; f < 2; f++) {
+					snprintf(cmd, sizeof(cmd), "hist:keys=%s%s%s%s",
+						 simple_keys[k], simple_vals[n], sizes[l],
+						 f ? " if u8 < 1000" : "");
+					compare_opts(cmd, &looks[l]);
+				}
+	int_range = 4;
+	for (k = 0; k < 6; k++)
+		for (n = 0; n < 3; n++)
+			for (l = 0; l < 3; l += 2) {
+				snprintf(cmd, sizeof(cmd), "hist:keys=%s%s", wide_keys[k],
+					 wide_vals[n]);
+				compare_opts(cmd, &looks[l]);
+			}
+	records = 30000;
+	for (i = 0; (v = hist__variant_at(i)) != NULL; i++) {
+		hist__sb_init_buf(&sb, name, sizeof(name));
+		hist__variant_name(&sb, v);
+		hist__sb_finish(&sb);
+		for (n = 0; n < nr_taken && strcmp(taken[n], name); n++)
+			;
+		if (n == nr_taken) {
+			T_FAILF("cell '%s' of the table: no trigger takes it", name);
+			missing++;
+		}
+	}
+	printf("# %u cells, %u taken by the triggers above, %u never\n", i, nr_taken, missing);
+}
+
 int main(void)
 {
 	T_RUN(test_string_keys);
@@ -283,5 +402,6 @@ int main(void)
 	T_RUN(test_other_keys);
 	T_RUN(test_filtered);
 	T_RUN(test_plain_keys);
+	T_RUN(test_every_cell);
 	return T_DONE();
 }
