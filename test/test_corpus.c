@@ -38,6 +38,12 @@
 #define LLVMFuzzerTestOneInput fuzz_hit_one
 #include "../fuzz/fuzz_hit.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_perf_one
+#include "../fuzz/fuzz_perf.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_perf_pipe_one
+#include "../fuzz/fuzz_perf_pipe.c"
+#undef LLVMFuzzerTestOneInput
 
 #define CORPUS "fuzz/corpus/"
 
@@ -54,6 +60,8 @@ static const struct target targets[] = {
 	{ "page", fuzz_page_one },
 	{ "tracedat", fuzz_tracedat_one },
 	{ "hit", fuzz_hit_one },
+	{ "perf", fuzz_perf_one },
+	{ "perf_pipe", fuzz_perf_pipe_one },
 };
 
 static uint8_t *read_file(const char *path, size_t *len)

@@ -122,6 +122,8 @@ struct pstream {
 	size_t n, cap, pos;
 	uint64_t ts;		/* time stamp of ent[pos] */
 	uint64_t drop_next;	/* lost before ent[pos] */
+	uint64_t last_ts;	/* of ent[n - 1], while indexing */
+	int unsorted;		/* an entry came before its predecessor */
 };
 
 struct hist__perf {
@@ -155,6 +157,8 @@ struct hist__perf {
 	uint32_t nr_cpu_st;
 	struct pstream **heap;
 	uint32_t nr_heap;
+	struct pstream *last_st;	/* index_push()'s stream of last_cpu */
+	uint32_t last_cpu;
 
 	struct pid_ent *pids;
 	size_t nr_pids, cap_pids;
@@ -482,19 +486,32 @@ static struct pstream *stream_of(struct hist_tracedat *td, uint32_t cpu)
 	if (!ns)
 		return NULL;
 	p->st = ns;
+	p->last_st = NULL;	/* it pointed into the old array */
 	memset(&ns[p->nr_st], 0, sizeof(*ns));
 	ns[p->nr_st].cpu = cpu;
 	p->cpu_st[cpu] = ++p->nr_st;
 	return &ns[p->nr_st - 1];
 }
 
-static int index_push(struct hist_tracedat *td, uint32_t cpu, uint64_t e)
+static int index_push(struct hist_tracedat *td, uint32_t cpu, uint64_t e, uint64_t ts)
 {
-	struct pstream *s = stream_of(td, cpu);
+	struct hist__perf *p = td->perf;
+	struct pstream *s;
 
-	if (!s || grow((void **)&s->ent, &s->cap, s->n + 1, sizeof(*s->ent)))
+	/* consecutive records mostly come from one CPU's buffer */
+	if (hist__likely(cpu == p->last_cpu && p->last_st))
+		s = p->last_st;
+	else if (!(s = stream_of(td, cpu)))
+		return perr(td, -HIST_ENOMEM, "out of memory (index)");
+	if (hist__unlikely(s->n == s->cap) &&
+	    grow((void **)&s->ent, &s->cap, s->n + 1, sizeof(*s->ent)))
 		return perr(td, -HIST_ENOMEM, "out of memory (index)");
 	s->ent[s->n++] = e;
+	if (hist__unlikely(ts < s->last_ts))
+		s->unsorted = 1;
+	s->last_ts = ts;
+	p->last_cpu = cpu;
+	p->last_st = s;
 	return 0;
 }
 
@@ -547,10 +564,7 @@ static int sort_stream(struct hist_tracedat *td, struct pstream *s)
 	struct ts_ent *v, *tmp;
 	size_t i;
 
-	for (i = 1; i < s->n; i++)
-		if (ent_ts(p, s->ent[i]) < ent_ts(p, s->ent[i - 1]))
-			break;
-	if (i >= s->n)
+	if (!s->unsorted)
 		return 0;
 	v = malloc(s->n * sizeof(*v));
 	tmp = malloc(s->n * sizeof(*tmp));
@@ -888,7 +902,8 @@ static int walk(struct hist_tracedat *td, uint64_t start, uint64_t end, int nest
 				note_bad(td, off, "sample with an impossible CPU number");
 				break;
 			}
-			if ((ret = index_push(td, cpu, off | (uint64_t)ai << 48)))
+			if ((ret = index_push(td, cpu, off | (uint64_t)ai << 48,
+					      a->s_time >= 0 ? g64(p, r + a->s_time) : 0)))
 				return ret;
 			break;
 		case R_LOST:
@@ -917,7 +932,8 @@ static int walk(struct hist_tracedat *td, uint64_t start, uint64_t end, int nest
 				break;
 			}
 			p->nr_lost_recs += type == R_LOST;
-			if ((ret = index_push(td, cpu, off | E_LOST | (uint64_t)ai << 48)))
+			if ((ret = index_push(td, cpu, off | E_LOST | (uint64_t)ai << 48,
+					      ent_ts(p, off | E_LOST | (uint64_t)ai << 48))))
 				return ret;
 			break;
 		}
@@ -1122,7 +1138,7 @@ int hist__perf_open(struct hist_tracedat *td)
 		const uint8_t *r = at(p, p->late[i] & E_OFF_MASK);
 		uint32_t cpu = id_index_cpu(p, trailer_id(p, r, hist__get16(r + 6, p->be)));
 
-		if ((ret = index_push(td, cpu, p->late[i])))
+		if ((ret = index_push(td, cpu, p->late[i], 0)))
 			return ret;
 	}
 	if (!p->have_tracing_data)
