@@ -237,3 +237,19 @@ uninstall:
 -include bench/bench.mk
 -include fuzz/fuzz.mk
 -include examples/freestanding/freestanding.mk
+
+# histfs: tracefs with the hist-trigger files, over FUSE (libfuse3: the
+# tool's own dependency; built only where pkg-config finds fuse3).  It
+# links hist-live's tracefs, ring-buffer and host parts.
+FUSE_CFLAGS := $(shell pkg-config --cflags fuse3 2>/dev/null)
+FUSE_LIBS   := $(shell pkg-config --libs fuse3 2>/dev/null)
+HISTFS_SRC  := $(wildcard examples/histfs/*.c)
+HISTFS      := $(if $(FUSE_LIBS),$(BUILD)/histfs)
+HISTFS_LIVE_OBJ := $(addprefix $(BUILD)/examples/hist-live/,tracefs.o ring.o host.o) \
+	$(BUILD)/examples/hist-replay/syscalls_x86_64.o
+all: $(HISTFS)
+$(BUILD)/examples/histfs/%.o: examples/histfs/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(FUSE_CFLAGS) -MMD -MP -c $< -o $@
+$(BUILD)/histfs: $(HISTFS_SRC:%.c=$(BUILD)/%.o) $(HISTFS_LIVE_OBJ) $(FTRACE_LIB) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(FTRACE_LIBS) $(FUSE_LIBS) -lpthread

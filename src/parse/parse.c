@@ -405,8 +405,12 @@ static int create_sort_keys(struct hist__fctx *fc, const struct attrs *a)
 	const char *s, *end;
 	uint32_t i;
 
+	/* the default is an explicit sort=hitcount: a removal that spells it
+	 * out ("!hist:...:sort=hitcount", as the trigger file prints it)
+	 * must match (the kernel compares one field index) */
 	h->nr_sort = 1;
 	h->sort[0].val_idx = 0;
+	h->sort[0].key_idx = -1;
 	if (!a->sort)
 		return 0;
 	s = a->sort + 5;

@@ -1,0 +1,560 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The libhist side of histfs: one context per trace instance the user
+ * sees (the top level, instances/NAME), each with a private kernel
+ * instance (instances/histfs.PID[.N]) in which the events its triggers
+ * need are enabled, so that their records reach us without touching the
+ * user's buffers.  Records are read from that instance's per-CPU ring
+ * buffers with hist-live's ring.c: before every read of a hist file and
+ * by the drain thread of fs.c.
+ *
+ * The top-level private instance sets copy_trace_marker: a write to the
+ * top-level trace_marker is then also an ftrace:print record of ours,
+ * as the kernel's hist triggers on ftrace/print see it.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "histfs.h"
+
+int hfs_buf_write(void *arg, const char *s, size_t n)
+{
+	struct hfs_buf *b = arg;
+
+	if (b->oom)
+		return -HIST_ENOMEM;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		char *p;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->oom = 1;
+			return -HIST_ENOMEM;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = 0;
+	return 0;
+}
+
+int hfs_buf_printf(struct hfs_buf *b, const char *fmt, ...)
+{
+	char tmp[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -HIST_EINVAL;
+	return hfs_buf_write(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+void hfs_buf_free(struct hfs_buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+/* error_log stamps: the kernel stamps its entries with local_clock(),
+ * which CLOCK_MONOTONIC follows, so both logs merge in time order. */
+static uint64_t mono_ns(void *data)
+{
+	struct timespec ts;
+
+	(void)data;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* libhist asks for an event's format: remember that it knows it. */
+static int find_event(void *data, const char *system, const char *name,
+		      struct hist_event_desc *out)
+{
+	struct hfs_ctx *c = data;
+	int ret = c->orig.find_event(c->orig.data, system, name, out);
+	char *key, **v;
+
+	if (ret || asprintf(&key, "%s/%s", system, name) < 0)
+		return ret;
+	v = realloc(c->known, (c->nr_known + 1) * sizeof(*v));
+	if (!v) {
+		free(key);
+		return ret;
+	}
+	c->known = v;
+	c->known[c->nr_known++] = key;
+	return ret;
+}
+
+/* The other callbacks are hist-live's, with its data. */
+static int comm_cb(void *data, int32_t pid, char out[16])
+{
+	struct hfs_ctx *c = data;
+
+	return c->orig.comm(c->orig.data, pid, out);
+}
+
+static int sym_cb(void *data, uint64_t addr, int off, char *buf, size_t len)
+{
+	struct hfs_ctx *c = data;
+
+	return c->orig.sym(c->orig.data, addr, off, buf, len);
+}
+
+static const char *syscall_cb(void *data, uint64_t nr)
+{
+	struct hfs_ctx *c = data;
+
+	return c->orig.syscall_name(c->orig.data, nr);
+}
+
+/* clock= of a trigger: the clock of our instance's buffers */
+static int set_clock_cb(void *data, const char *name)
+{
+	struct hfs_ctx *c = data;
+	/* a write resets the buffers even to the same clock: only on a
+	 * change (remember=1 skips equal values; the undo is harmless,
+	 * the instance goes away) */
+	int ret = tfs_write(&c->tfs, "trace_clock", name, 1);
+
+	return ret ? ret : c->orig.set_clock(c->orig.data, name);
+}
+
+static void feed(void *arg, const struct hist_ftrace_record *rec)
+{
+	struct hfs_ctx *c = arg;
+	hist_event *ev = host_event_by_id(c->host, rec->type);
+	struct hist_hit hit;
+
+	if (!ev)
+		return;
+	memset(&hit, 0, sizeof(hit));
+	hit.ts = rec->ts;
+	hit.cpu = rec->cpu;
+	hit.pid = -1;
+	hist_event_hit(ev, rec->data, rec->len, &hit);
+}
+
+void hctx_drain(struct hfs_ctx *c)
+{
+	if (c && c->ring)
+		ring_drain(c->ring, 0, feed, c);
+}
+
+static void ctx_free(struct hfs_ctx *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	ring_close(c->ring);
+	tfs_close(&c->tfs);
+	hist_ctx_destroy(c->ctx);
+	host_free(c->host);
+	for (i = 0; i < c->nr_enabled; i++)
+		free(c->enabled[i]);
+	free(c->enabled);
+	for (i = 0; i < c->nr_known; i++)
+		free(c->known[i]);
+	free(c->known);
+	free(c->name);
+	free(c);
+}
+
+/* Our private instance: like tfs_open() of hist-live, but named for
+ * histfs and numbered, one per user-visible instance. */
+static int make_instance(struct hfs_ctx *c)
+{
+	struct live_tfs *t = &c->tfs;
+
+	memset(t, 0, sizeof(*t));
+	snprintf(t->root, sizeof(t->root), "%s", hfs.root);
+	if (c->name ? live_fmt(t->inst, sizeof(t->inst), "%s/instances/" HFS_PROG ".%d.%u",
+			       hfs.root, (int)getpid(), ++hfs.next_inst)
+		    : live_fmt(t->inst, sizeof(t->inst), "%s/instances/" HFS_PROG ".%d",
+			       hfs.root, (int)getpid()))
+		return -ENAMETOOLONG;
+	if (mkdir(t->inst, 0750))
+		return -errno;
+	t->instance = 1;
+	/* the hist triggers' default clock, set before anything is recorded */
+	tfs_write(t, "trace_clock", "global", 0);
+	if (!c->name)	/* top-level trace_marker writes reach us too */
+		tfs_write(t, "options/copy_trace_marker", "1", 0);
+	return 0;
+}
+
+struct hfs_ctx *hctx_get(const char *name, int create, int *err)
+{
+	struct hfs_ctx *c;
+	struct hist_host host;
+	struct hist_ctx_opts opts;
+	char msg[512];
+	int ret;
+
+	for (c = hfs.ctxs; c; c = c->next)
+		if ((!name && !c->name) || (name && c->name && !strcmp(name, c->name)))
+			return c;
+	if (!create) {
+		*err = -ENOENT;
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c || (name && !(c->name = strdup(name)))) {
+		free(c);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	ret = make_instance(c);
+	if (ret) {
+		fprintf(stderr, HFS_PROG ": cannot create a trace instance: %s\n",
+			strerror(-ret));
+		goto fail;
+	}
+	c->ring = ring_open(&c->tfs, msg, sizeof(msg));
+	if (!c->ring) {
+		fprintf(stderr, HFS_PROG ": %s\n", msg);
+		ret = -EIO;
+		goto fail;
+	}
+	c->host = host_create(&c->tfs);
+	if (!c->host) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	host_fill(c->host, &c->orig);
+	host = c->orig;
+	host.data = c;
+	host.find_event = find_event;
+	host.comm = comm_cb;
+	host.sym = sym_cb;
+	host.syscall_name = syscall_cb;
+	host.set_clock = set_clock_cb;
+	host.clock = mono_ns;
+	memset(&opts, 0, sizeof(opts));
+	opts.nr_cpus = (uint32_t)sysconf(_SC_NPROCESSORS_CONF);
+	c->ctx = hist_ctx_create(&host, &opts, &ret);
+	if (!c->ctx)
+		goto fail;
+	/* record in our instance only while we have events enabled */
+	tfs_write(&c->tfs, "tracing_on", "1", 0);
+	c->next = hfs.ctxs;
+	hfs.ctxs = c;
+	return c;
+fail:
+	ctx_free(c);
+	*err = ret < 0 ? ret : -EIO;
+	return NULL;
+}
+
+void hctx_drop(const char *name)
+{
+	struct hfs_ctx **pp, *c;
+
+	for (pp = &hfs.ctxs; (c = *pp); pp = &c->next) {
+		if ((!name && !c->name) || (name && c->name && !strcmp(name, c->name))) {
+			*pp = c->next;
+			ctx_free(c);
+			return;
+		}
+	}
+}
+
+void hctx_drop_all(void)
+{
+	while (hfs.ctxs) {
+		struct hfs_ctx *c = hfs.ctxs;
+
+		hfs.ctxs = c->next;
+		ctx_free(c);
+	}
+}
+
+hist_event *hctx_known_event(struct hfs_ctx *c, const char *sys, const char *name)
+{
+	size_t i, n = strlen(sys);
+
+	if (!c)
+		return NULL;
+	if (!strcmp(sys, "synthetic"))
+		return hist_event_lookup(c->ctx, sys, name);
+	/* only events libhist has read the format of: reading every trigger
+	 * file must not make libhist parse every format */
+	for (i = 0; i < c->nr_known; i++)
+		if (!strncmp(c->known[i], sys, n) && c->known[i][n] == '/' &&
+		    !strcmp(c->known[i] + n + 1, name))
+			return hist_event_lookup(c->ctx, sys, name);
+	return NULL;
+}
+
+static int is_enabled(struct hfs_ctx *c, const char *key, size_t *at)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_enabled; i++)
+		if (!strcmp(c->enabled[i], key)) {
+			*at = i;
+			return 1;
+		}
+	return 0;
+}
+
+int hctx_rebind(struct hfs_ctx *c)
+{
+	size_t i, j, n, at;
+	char **want;
+	char rel[600];
+	int ret = 0;
+
+	/* feed what was recorded under the old triggers first */
+	hctx_drain(c);
+	n = host_bind(c->host, c->ctx);
+	want = calloc(n + 1, sizeof(*want));
+	if (!want)
+		return -ENOMEM;
+	for (i = j = 0; i < n; i++) {
+		const char *sys, *name;
+
+		host_bound(c->host, i, &sys, &name);
+		if (!strcmp(sys, "synthetic"))
+			continue;	/* generated by libhist itself */
+		if (asprintf(&want[j], "%s/%s", sys, name) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
+		j++;
+	}
+	n = j;
+	/* disable what is no longer wanted */
+	for (i = 0; i < c->nr_enabled;) {
+		for (j = 0; j < n && strcmp(want[j], c->enabled[i]); j++)
+			;
+		if (j < n) {
+			i++;
+			continue;
+		}
+		snprintf(rel, sizeof(rel), "events/%s/enable", c->enabled[i]);
+		tfs_write(&c->tfs, rel, "0", 0);
+		free(c->enabled[i]);
+		c->enabled[i] = c->enabled[--c->nr_enabled];
+	}
+	for (j = 0; j < n; j++) {
+		char **v;
+		int r;
+
+		if (is_enabled(c, want[j], &at))
+			continue;
+		snprintf(rel, sizeof(rel), "events/%s/enable", want[j]);
+		r = tfs_write(&c->tfs, rel, "1", 0);
+		/* ftrace/print and the other ftrace events have no enable:
+		 * they are always recorded */
+		if (r == -ENOENT && !strncmp(want[j], "ftrace/", 7))
+			r = 0;
+		if (r) {
+			fprintf(stderr, HFS_PROG ": %s: %s\n", rel, strerror(-r));
+			ret = r;
+			continue;
+		}
+		v = realloc(c->enabled, (c->nr_enabled + 1) * sizeof(*v));
+		if (!v) {
+			ret = -ENOMEM;
+			break;
+		}
+		c->enabled = v;
+		c->enabled[c->nr_enabled++] = want[j];
+		want[j] = NULL;
+	}
+	for (j = 0; j < n; j++)
+		free(want[j]);
+	free(want);
+	return ret;
+}
+
+int hctx_is_hist_cmd(const char *cmd)
+{
+	size_t n;
+
+	if (*cmd == '!')
+		cmd++;
+	n = strcspn(cmd, ": \t\n");
+	return (n == 4 && !strncmp(cmd, "hist", 4)) ||
+	       (n == 11 && !strncmp(cmd, "enable_hist", 11)) ||
+	       (n == 12 && !strncmp(cmd, "disable_hist", 12));
+}
+
+char **hctx_synth_names(struct hfs_ctx *c)
+{
+	struct hfs_buf b = { 0 };
+	char **v = NULL, *line, *save = NULL;
+	size_t n = 0;
+
+	if (c && hist_synth_print(c->ctx, 0, hfs_buf_write, &b) == 0 && b.p) {
+		for (line = strtok_r(b.p, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			size_t k = strcspn(line, " \t");
+			char **nv = realloc(v, (n + 2) * sizeof(*v));
+
+			if (!nv)
+				break;
+			v = nv;
+			v[n] = strndup(line, k);
+			if (v[n])
+				n++;
+			v[n] = NULL;
+		}
+	}
+	hfs_buf_free(&b);
+	if (!v)
+		v = calloc(1, sizeof(*v));
+	return v;
+}
+
+void hctx_free_names(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* ---- error_log ------------------------------------------------------ */
+
+struct errent {
+	double ts;
+	const char *p;
+	size_t len;
+	int seq;
+};
+
+/* Split TEXT into entries: each starts with a "[ seconds]" line. */
+static size_t split_entries(const char *text, size_t len, struct errent *v,
+			    size_t max, int *seq)
+{
+	size_t n = 0, i = 0;
+
+	while (i < len) {
+		const char *s = text + i;
+		const char *e = s;
+
+		/* an entry: its first line and the lines up to the next '[' */
+		do {
+			const char *nl = memchr(e, '\n', (size_t)(text + len - e));
+
+			e = nl ? nl + 1 : text + len;
+		} while (e < text + len && *e != '[');
+		if (*s == '[' && n < max) {
+			v[n].ts = strtod(s + 1, NULL);
+			v[n].p = s;
+			v[n].len = (size_t)(e - s);
+			v[n].seq = (*seq)++;
+			n++;
+		}
+		i = (size_t)(e - text);
+	}
+	return n;
+}
+
+static int cmp_ent(const void *a, const void *b)
+{
+	const struct errent *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->seq - y->seq;
+}
+
+#define ERRLOG_MAX 8	/* the kernel's entries per trace instance */
+
+int hctx_error_log(struct hfs_ctx *c, const char *ktext, struct hfs_buf *out)
+{
+	struct hfs_buf lib = { 0 };
+	struct errent v[4 * ERRLOG_MAX];
+	size_t n, i;
+	int seq = 0, ret = 0;
+
+	if (c)
+		ret = hist_ctx_print_error_log(c->ctx, hfs_buf_write, &lib);
+	n = split_entries(ktext, strlen(ktext), v, 2 * ERRLOG_MAX, &seq);
+	if (lib.p)
+		n += split_entries(lib.p, lib.len, v + n, 2 * ERRLOG_MAX, &seq);
+	qsort(v, n, sizeof(*v), cmp_ent);
+	for (i = n > ERRLOG_MAX ? n - ERRLOG_MAX : 0; i < n && !ret; i++)
+		ret = hfs_buf_write(out, v[i].p, v[i].len);
+	hfs_buf_free(&lib);
+	return ret;
+}
+
+/* ---- README ----------------------------------------------------------- */
+
+/*
+ * What a kernel with hist triggers adds to README, in histfs's own words:
+ * tools look for the syntax lines (libtracefs, the selftests' requires:
+ * lines), so each feature libhist implements is named by its syntax.
+ * Left out on purpose: the stack-trace synthetic field (a synthetic event
+ * histfs generates never reaches the kernel's `trace` buffer, where the
+ * tools look for it).
+ */
+static const char readme_hist[] =
+	"  synthetic_events\t- Define synthetic events made of fields of other events\n"
+	"\t  Format: <name> <field>[; <field>] ...\n"
+	"\t  A field: <type> <name>, as in a C struct; char arrays and\n"
+	"\t  dynamic strings: 'char name[N]', or 'char name[]' >> synthetic_events\n"
+	"\t  Remove one with '!<name>', all with a truncating write.\n"
+	"\t  (histfs: the events live in libhist; their records feed hist\n"
+	"\t  triggers, they do not reach the kernel's trace buffer)\n"
+	"  dynamic_events\t- also takes synthetic events:\n"
+	"\t  s:[synthetic/]<event> <field>[;<field>] ...\n"
+	"\t  -:[synthetic/]<event>\n"
+	"      hist trigger\t- events/<system>/<event>/trigger accepts:\n"
+	"\t    Format: hist:keys=<field1[,field2,...]>\n"
+	"\t            [:<var1>=<field|var_ref|numeric_literal>[,<var2>=...]]\n"
+	"\t            [:values=<field1[,field2,...]>]\n"
+	"\t            [:sort=<field1[,field2,...]>]\n"
+	"\t            [:size=#entries]\n"
+	"\t            [:pause][:continue][:clear]\n"
+	"\t            [:name=histname1]\n"
+	"\t            [:nohitcount]\n"
+	"\t            [:<handler>.<action>]\n"
+	"\t            [if <filter>]\n"
+	"\t    Values and variables may be expressions: + - * / of fields,\n"
+	"\t    variables ($name) and numbers.\n"
+	"\t    The hist file of the event shows the histogram; 'cat' first\n"
+	"\t    reads what the kernel has recorded.\n"
+	"\t    Key and value modifiers (.name):\n"
+	"\t      .hex .sym .sym-offset .execname .syscall .log2 .usecs\n"
+	"\t      .buckets=<size> .percent .graph .stacktrace\n"
+	"\t    Special fields: common_timestamp, common_cpu, common_comm,\n"
+	"\t    common_stacktrace\n"
+	"\t    Commands on an existing hist (same keys): :pause :cont :clear;\n"
+	"\t    '!hist:...' removes it; a truncating write removes all.\n"
+	"\t    enable_hist:<system>:<event> and disable_hist:<system>:<event>\n"
+	"\t    pause or continue the hists of another event.\n"
+	"\t    Handlers (inter-event):\n"
+	"\t      onmatch(<system>.<event>)\t- when the same key was seen there\n"
+	"\t      onmax(var)\t\t\t- when var exceeds its maximum\n"
+	"\t      onchange(var)\t\t- when var changes\n"
+	"\t    Actions:\n"
+	"\t      trace(<synthetic_event>,param list)\t- generate a synthetic event\n"
+	"\t      <synthetic_event>(param list)\t\t- the same, older form\n"
+	"\t      save(field,...)\t\t\t\t- keep fields of the max/change\n"
+	"\t      snapshot()\t\t\t\t- keep the hist's max/change entry\n";
+
+const char *hctx_readme_hist(void)
+{
+	return readme_hist;
+}

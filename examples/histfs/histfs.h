@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * histfs: a FUSE view of tracefs with the hist-trigger files a kernel
+ * built with CONFIG_HIST_TRIGGERS has, served by libhist.
+ *
+ *   fs.c     the FUSE operations: path routing, pass-through of every
+ *            real file, the virtual files, main()
+ *   hctx.c   one libhist context per trace instance (the top level and
+ *            each instances/NAME): its private kernel instance and ring
+ *            buffers (hist-live's tracefs.c, ring.c, host.c), command
+ *            routing, and the text of the virtual files
+ *
+ * Locking: one mutex (hfs_lock) serialises every call into libhist and
+ * every change of the context list; pass-through I/O never takes it, so
+ * a blocking read of trace_pipe does not stall the hist files.
+ */
+#ifndef HISTFS_H
+#define HISTFS_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../hist-live/live.h"
+#include "hist_synth.h"
+
+#define HFS_PROG "histfs"
+
+/* A growable text buffer (the content of a virtual file). */
+struct hfs_buf {
+	char *p;
+	size_t len, cap;
+	int oom;
+};
+
+int hfs_buf_write(void *arg, const char *s, size_t n);	/* hist_write_fn */
+int hfs_buf_printf(struct hfs_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void hfs_buf_free(struct hfs_buf *b);
+
+/* One trace instance as the user sees it, and libhist's state for it. */
+struct hfs_ctx {
+	char *name;		/* NULL: the top level; else instances/NAME */
+	hist_ctx *ctx;
+	struct live_host *host;
+	struct live_tfs tfs;	/* root: the real tracefs; inst: ours */
+	struct live_ring *ring;
+	struct hist_host orig;	/* hist-live's host callbacks */
+	char **known;		/* "SYS/EVENT" whose format libhist read */
+	size_t nr_known;
+	char **enabled;		/* "SYS/EVENT" enabled in our instance */
+	size_t nr_enabled;
+	struct hfs_ctx *next;
+};
+
+/* Global state (fs.c owns it). */
+struct hfs {
+	int rootfd;			/* the real tracefs (O_PATH dir) */
+	char root[PATH_MAX];		/* a path to it: /proc/self/fd/N */
+	pthread_mutex_t lock;
+	struct hfs_ctx *ctxs;
+	unsigned next_inst;		/* numbers our private instances */
+	int quiet;
+};
+
+extern struct hfs hfs;
+
+/* ---- hctx.c (callers hold hfs.lock) ---- */
+
+/* The context of instance NAME (NULL: top level), created on first use
+ * when CREATE.  NULL with *ERR (-errno) on failure. */
+struct hfs_ctx *hctx_get(const char *name, int create, int *err);
+/* Remove the context of instance NAME and its private instance. */
+void hctx_drop(const char *name);
+void hctx_drop_all(void);
+/* Feed what the kernel has recorded so far (before a hist read). */
+void hctx_drain(struct hfs_ctx *c);
+/* The event SYS/NAME if libhist knows it already (no lookup). */
+hist_event *hctx_known_event(struct hfs_ctx *c, const char *sys,
+			     const char *name);
+/* After triggers changed: enable in our instance exactly the kernel
+ * events that have triggers.  0 or -errno. */
+int hctx_rebind(struct hfs_ctx *c);
+/* Nonzero when COMMAND (one trigger-file write, trimmed) is for libhist:
+ * hist, !hist, enable_hist, disable_hist. */
+int hctx_is_hist_cmd(const char *cmd);
+/* Names of the synthetic events of C, one string each, NULL-terminated
+ * (free with hctx_free_names).  */
+char **hctx_synth_names(struct hfs_ctx *c);
+void hctx_free_names(char **v);
+/* The text of README's hist-trigger sections. */
+const char *hctx_readme_hist(void);
+/* error_log: the kernel's text KTEXT and libhist's entries, merged by
+ * time stamp, the newest 8 kept. */
+int hctx_error_log(struct hfs_ctx *c, const char *ktext, struct hfs_buf *out);
+
+#endif
