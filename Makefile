@@ -248,6 +248,7 @@ HISTFS      := $(if $(FUSE_LIBS),$(BUILD)/histfs)
 HISTFS_LIVE_OBJ := $(addprefix $(BUILD)/examples/hist-live/,tracefs.o ring.o host.o) \
 	$(BUILD)/examples/hist-replay/syscalls_x86_64.o
 all: $(HISTFS)
+TOOLS += $(HISTFS)
 $(BUILD)/examples/histfs/%.o: examples/histfs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(FUSE_CFLAGS) -MMD -MP -c $< -o $@

@@ -100,11 +100,56 @@ static int find_event(void *data, const char *system, const char *name,
 	return ret;
 }
 
-/* The other callbacks are hist-live's, with its data. */
+/* saved_cmdlines: "PID COMM" lines, the comms the kernel saw when it
+ * recorded the tasks' events. */
+static void load_cmdlines(struct hfs_ctx *c)
+{
+	char *text = tfs_read(&c->tfs, "saved_cmdlines", 0, NULL), *line, *save = NULL;
+
+	c->nr_cmdlines = 0;
+	c->cmdlines_stale = 0;
+	if (!text)
+		return;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct hfs_cmdline *v;
+		int pid, n = 0;
+
+		if (sscanf(line, "%d %n", &pid, &n) != 1 || !n)
+			continue;
+		if (c->nr_cmdlines == c->cap_cmdlines) {
+			size_t cap = c->cap_cmdlines ? 2 * c->cap_cmdlines : 256;
+
+			v = realloc(c->cmdlines, cap * sizeof(*v));
+			if (!v)
+				break;
+			c->cmdlines = v;
+			c->cap_cmdlines = cap;
+		}
+		v = &c->cmdlines[c->nr_cmdlines++];
+		v->pid = pid;
+		snprintf(v->comm, sizeof(v->comm), "%s", line + n);
+	}
+	free(text);
+}
+
+/*
+ * The comm of a task, for records read after the fact: the kernel's
+ * saved_cmdlines first (what a recording's reader such as hist-replay
+ * uses: the comm when the task's events were recorded, also for tasks
+ * that have exited since), else /proc/PID/comm (hist-live's host).
+ */
 static int comm_cb(void *data, int32_t pid, char out[16])
 {
 	struct hfs_ctx *c = data;
+	size_t i;
 
+	if (c->cmdlines_stale)
+		load_cmdlines(c);
+	for (i = 0; i < c->nr_cmdlines; i++)
+		if (c->cmdlines[i].pid == pid) {
+			memcpy(out, c->cmdlines[i].comm, 16);
+			return 0;
+		}
 	return c->orig.comm(c->orig.data, pid, out);
 }
 
@@ -151,6 +196,8 @@ static void feed(void *arg, const struct hist_ftrace_record *rec)
 
 void hctx_drain(struct hfs_ctx *c)
 {
+	if (c)
+		c->cmdlines_stale = 1;	/* reread once this drain needs it */
 	if (c && c->ring)
 		ring_drain(c->ring, 0, feed, c);
 }
@@ -171,6 +218,7 @@ static void ctx_free(struct hfs_ctx *c)
 	for (i = 0; i < c->nr_known; i++)
 		free(c->known[i]);
 	free(c->known);
+	free(c->cmdlines);
 	free(c->name);
 	free(c);
 }

@@ -38,6 +38,11 @@ int hfs_buf_printf(struct hfs_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void hfs_buf_free(struct hfs_buf *b);
 
+struct hfs_cmdline {
+	int32_t pid;
+	char comm[16];
+};
+
 /* One trace instance as the user sees it, and libhist's state for it. */
 struct hfs_ctx {
 	char *name;		/* NULL: the top level; else instances/NAME */
@@ -48,6 +53,9 @@ struct hfs_ctx {
 	struct hist_host orig;	/* hist-live's host callbacks */
 	char **known;		/* "SYS/EVENT" whose format libhist read */
 	size_t nr_known;
+	struct hfs_cmdline *cmdlines;	/* saved_cmdlines, reread per drain */
+	size_t nr_cmdlines, cap_cmdlines;
+	int cmdlines_stale;
 	char **enabled;		/* "SYS/EVENT" enabled in our instance */
 	size_t nr_enabled;
 	struct hfs_ctx *next;
