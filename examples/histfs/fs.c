@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1005,6 +1006,8 @@ static const char usage_text[] =
 	"\n"
 	"  -f                  stay in the foreground\n"
 	"  --tracefs DIR       the real tracefs (default: the mounted one)\n"
+	"  --kernel VERSION    accept, reject, log and print as Linux VERSION\n"
+	"                      (latest, 6.1, 6.12; default: the running one)\n"
 	"  -o OPTIONS          FUSE mount options\n"
 	"  -q, --quiet         no messages\n"
 	"  -h, --help          this text\n"
@@ -1040,8 +1043,11 @@ int main(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "kernel", required_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *kernel = NULL;
+	struct utsname u;
 	const char *tracefs = NULL, *fuse_opts = NULL, *mnt;
 	char dir[PATH_MAX];
 	char *fargv[16];
@@ -1062,6 +1068,14 @@ int main(int argc, char **argv)
 		case 't':
 			tracefs = optarg;
 			break;
+		case 'k':
+			kernel = optarg;
+			if (hist_kernel_parse(kernel, &hfs.kernel)) {
+				fprintf(stderr, HFS_PROG ": --kernel wants latest, 6.1, 6.12 "
+					"or a release, got '%s'\n", kernel);
+				return 2;
+			}
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -1078,6 +1092,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	mnt = argv[optind];
+	/* behave as a kernel of this release with hist triggers would */
+	if (!kernel && (uname(&u) || hist_kernel_parse(u.release, &hfs.kernel)))
+		hfs.kernel = HIST_KERNEL_LATEST;
 	if (find_tracefs(tracefs, dir, sizeof(dir))) {
 		fprintf(stderr, HFS_PROG ": no tracefs mounted (--tracefs DIR)\n");
 		return 3;

@@ -295,6 +295,7 @@ struct hfs_ctx *hctx_get(const char *name, int create, int *err)
 	host.clock = mono_ns;
 	memset(&opts, 0, sizeof(opts));
 	opts.nr_cpus = (uint32_t)sysconf(_SC_NPROCESSORS_CONF);
+	opts.kernel = hfs.kernel;
 	c->ctx = hist_ctx_create(&host, &opts, &ret);
 	if (!c->ctx)
 		goto fail;

@@ -68,6 +68,7 @@ struct hfs {
 	pthread_mutex_t lock;
 	struct hfs_ctx *ctxs;
 	unsigned next_inst;		/* numbers our private instances */
+	uint32_t kernel;		/* hist_ctx_opts.kernel */
 	int quiet;
 };
 
