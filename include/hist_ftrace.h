@@ -103,7 +103,11 @@ int hist_ftrace_page_next(struct hist_ftrace_page_iter *it,
  * may run on any number of threads once open has returned.  For zstd
  * files the stream uses one internal worker thread (see
  * hist_tracedat_set_prefetch()).  Memory: the file is mapped; zstd data
- * is decompressed a chunk (about 40 KB) at a time.
+ * is decompressed a chunk (about 40 KB) at a time.  A file cut short
+ * under the mapping is an error of hist_tracedat_next(), not a SIGBUS:
+ * the first open installs a process-wide SIGBUS handler for the
+ * library's mappings, which passes other faults on to the handler that
+ * was there before (libhist-ftrace(3)).
  */
 struct hist_tracedat;
 

@@ -301,6 +301,13 @@ struct hist_tracedat {
 	uint8_t *map;		/* the file: mmap()ed or a heap copy */
 	size_t map_len;
 	int mapped;
+	int fd;			/* the mapped file (its size is checked at the
+				   end of a walk), or -1 */
+	int guard_slot;		/* guard.c's slot + 1, 0: not guarded */
+	uint64_t bus_fault;	/* guard.c: 1 + the mapping offset of the page
+				   that faulted when the file shrank, or 0;
+				   written by the SIGBUS handler */
+	int shrink_told;	/* the shrink was reported in this walk */
 	int version;
 	int big_endian;
 	uint32_t long_size;	/* kernel long, from header_page */
@@ -397,5 +404,13 @@ void hist__perf_free(struct hist_tracedat *td) HIST__INTERNAL;
  */
 const uint8_t *hist__perf_tracing_data(const struct hist_tracedat *td, size_t *len,
 				       uint64_t *off) HIST__INTERNAL;
+
+/*
+ * guard.c: SIGBUS on TD's mapping (the file shrank) becomes
+ * td->bus_fault and zero pages.  guard: 0, or -1 when it cannot (the
+ * caller reads the file into memory instead).  unguard: before munmap().
+ */
+int hist__map_guard(struct hist_tracedat *td) HIST__INTERNAL;
+void hist__map_unguard(struct hist_tracedat *td) HIST__INTERNAL;
 
 #endif

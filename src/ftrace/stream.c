@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zstd.h>
 
 #include "ftrace_int.h"
@@ -179,6 +180,7 @@ int hist__streams_start(struct hist_tracedat *td)
 	td->pending_err = 0;
 	td->last_dropped = 0;
 	td->damage_told = 0;
+	td->shrink_told = 0;
 	if (td->lost)
 		memset(td->lost, 0, td->nr_lost * sizeof(*td->lost));
 	if (td->lost_unknown)
@@ -237,11 +239,42 @@ static int refill(struct hist_tracedat *td)
 	return 0;
 }
 
+/*
+ * The file shrank under the mapping (guard.c saw a SIGBUS), or is found
+ * shorter than mapped at the end of the walk: one error, then the walk
+ * is over, since what follows reads as zeros.  1: not shrunk.
+ */
+static int shrunk(struct hist_tracedat *td)
+{
+	uint64_t at = hist__load_relaxed(&td->bus_fault);
+	struct stat st;
+
+	if (td->shrink_told)
+		return 0;
+	if (!at && (td->fd < 0 || fstat(td->fd, &st) || (uint64_t)st.st_size >= td->map_len))
+		return 1;
+	td->shrink_told = 1;
+	td->nr_heap = td->nr_need = 0;
+	td->pending_err = 0;
+	if (at)
+		return hist__td_err(td, -HIST_EINVAL,
+				    "the file changed while being read: it shrank below offset %llu "
+				    "(%zu bytes when opened); the records from there on are lost",
+				    (unsigned long long)(at - 1), td->map_len);
+	return hist__td_err(td, -HIST_EINVAL,
+			    "the file changed while being read: it shrank to %llu bytes "
+			    "(%zu when opened)", (unsigned long long)st.st_size, td->map_len);
+}
+
 int hist_tracedat_next(struct hist_tracedat *td, struct hist_ftrace_record *rec)
 {
 	struct hist__stream *s;
 	int r;
 
+	if (hist__unlikely(td->shrink_told))
+		return 0;
+	if (hist__unlikely(hist__load_relaxed(&td->bus_fault)))
+		return shrunk(td);
 	if (td->perf)
 		return hist__perf_next(td, rec);
 	if (hist__unlikely(td->pending_err)) {
@@ -255,6 +288,9 @@ int hist_tracedat_next(struct hist_tracedat *td, struct hist_ftrace_record *rec)
 			return r;
 	}
 	if (!td->nr_heap) {
+		r = shrunk(td);
+		if (r <= 0)
+			return r;
 		if (hist__unlikely(td->damage[0] && !td->damage_told)) {
 			td->damage_told = 1;
 			return hist__td_err(td, -HIST_EINVAL, "%s", td->damage);

@@ -779,7 +779,7 @@ static int setup_cpus(struct hist_tracedat *td, const struct hist__cpu_ent *cpus
 			 * older store a size 4 bytes short.  Check every
 			 * chunk header now, so the walk only decompresses.
 			 * A file cut inside the chunks keeps the whole ones. */
-			uint64_t pos = e->off + 4, n;
+			uint64_t pos = e->off + 4, n, end = e->off + e->size;
 			uint32_t nr;
 
 			if (td->map_len - e->off < 4) {
@@ -790,7 +790,13 @@ static int setup_cpus(struct hist_tracedat *td, const struct hist__cpu_ent *cpus
 			} else {
 				nr = hist__get32(td->map + e->off, td->big_endian);
 			}
-			for (n = 0; n < nr; n++) {
+			/*
+			 * The chunks must end where the CPU's data does (or 4
+			 * bytes past it, the old size): walk them to there,
+			 * whatever the count says, so that a damaged count is
+			 * seen and costs no record.
+			 */
+			for (n = 0; !s->cut[0] && pos < end; n++) {
 				uint32_t clen, ulen;
 
 				if (td->map_len - pos < 8) {
@@ -817,6 +823,16 @@ static int setup_cpus(struct hist_tracedat *td, const struct hist__cpu_ent *cpus
 							    (unsigned long long)pos, ulen, ps);
 				pos += 8 + (uint64_t)clen;
 			}
+			if (!s->cut[0] && pos > end + 4)
+				note_damage(td, "CPU %u: chunk %llu ends at offset %llu, past the "
+					    "end of the CPU's data (%llu)", e->cpu,
+					    (unsigned long long)n - 1, (unsigned long long)pos,
+					    (unsigned long long)end);
+			else if (!s->cut[0] && n != nr)
+				note_damage(td, "CPU %u: damaged chunk count at offset %llu: it says "
+					    "%u, the CPU's data holds %llu chunks (all were read)",
+					    e->cpu, (unsigned long long)e->off, nr,
+					    (unsigned long long)n);
 			s->compressed = 1;
 			s->off = e->off + 4;
 			s->nr_chunks = (uint32_t)n;
@@ -1218,21 +1234,69 @@ static struct hist_tracedat *finish_open(struct hist_tracedat *td, char *errbuf,
 	return td;
 }
 
+/* What a path that cannot be mapped is, for the message. */
+static const char *not_regular(const struct stat *st)
+{
+	if (S_ISDIR(st->st_mode))
+		return "is a directory";
+	if (S_ISFIFO(st->st_mode))
+		return "is a FIFO (a pipe): a trace.dat must be a regular file, save it first";
+	if (S_ISCHR(st->st_mode))
+		return "is a character device, not a trace.dat file";
+	if (S_ISBLK(st->st_mode))
+		return "is a block device, not a trace.dat file";
+	if (S_ISSOCK(st->st_mode))
+		return "is a socket, not a trace.dat file";
+	if (!S_ISREG(st->st_mode))
+		return "is not a regular file";
+	return st->st_size == 0 ? "empty file" : NULL;
+}
+
+/* The whole file into td->map (a mapping we cannot guard). */
+static int read_whole(struct hist_tracedat *td, int fd)
+{
+	size_t got = 0;
+
+	td->map = malloc(td->map_len);
+	if (!td->map)
+		return -1;
+	while (got < td->map_len) {
+		ssize_t n = pread(fd, td->map + got, td->map_len - got, (off_t)got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;	/* shrank while we read it */
+			return -1;
+		}
+		got += (size_t)n;
+	}
+	return 0;
+}
+
 struct hist_tracedat *hist_tracedat_open(const char *path, char *errbuf, size_t errlen)
 {
 	struct hist_tracedat *td;
 	struct stat st;
+	const char *what;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO is refused below, not waited on */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		hist__msg(errbuf, errlen, "trace.dat: cannot open %s: %s", path,
 			  strerror(errno));
 		return NULL;
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0) {
-		hist__msg(errbuf, errlen, "trace.dat: %s: %s", path,
-			  st.st_size == 0 ? "empty file" : "not a regular file");
+	if (fstat(fd, &st)) {
+		hist__msg(errbuf, errlen, "trace.dat: %s: %s", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	what = not_regular(&st);
+	if (what) {
+		hist__msg(errbuf, errlen, "trace.dat: %s: %s", path, what);
 		close(fd);
 		return NULL;
 	}
@@ -1242,6 +1306,7 @@ struct hist_tracedat *hist_tracedat_open(const char *path, char *errbuf, size_t 
 		hist__msg(errbuf, errlen, "trace.dat: out of memory");
 		return NULL;
 	}
+	td->fd = fd;
 	td->map_len = (size_t)st.st_size;
 	td->map = mmap(NULL, td->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (td->map == MAP_FAILED) {
@@ -1253,7 +1318,19 @@ struct hist_tracedat *hist_tracedat_open(const char *path, char *errbuf, size_t 
 		return NULL;
 	}
 	td->mapped = 1;
-	close(fd);
+	/* a file cut short under the mapping: an error, not a SIGBUS */
+	if (hist__map_guard(td)) {
+		munmap(td->map, td->map_len);
+		td->mapped = 0;
+		if (read_whole(td, fd)) {
+			hist__msg(errbuf, errlen, "trace.dat: cannot read %s: %s", path,
+				  strerror(errno));
+			close(fd);
+			free(td->map);
+			free(td);
+			return NULL;
+		}
+	}
 	return finish_open(td, errbuf, errlen);
 }
 
@@ -1267,6 +1344,7 @@ struct hist_tracedat *hist_tracedat_open_mem(const void *buf, size_t len,
 		hist__msg(errbuf, errlen, "trace.dat: out of memory");
 		return NULL;
 	}
+	td->fd = -1;
 	if (len)
 		memcpy(td->map, buf, len);
 	td->map_len = len;
@@ -1296,10 +1374,13 @@ void hist_tracedat_close(struct hist_tracedat *td)
 	free(td->bufs);
 	if (td->zstd)
 		ZSTD_freeDCtx(td->zstd);
+	hist__map_unguard(td);
 	if (td->mapped)
 		munmap(td->map, td->map_len);
 	else
 		free(td->map);
+	if (td->fd >= 0)
+		close(td->fd);
 	free(td);
 }
 
