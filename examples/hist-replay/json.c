@@ -38,24 +38,63 @@ static int file_write(void *arg, const char *buf, size_t len)
 	return fwrite(buf, 1, len, arg) == len ? 0 : -1;
 }
 
-/* A JSON string; the texts here (paths, event names, error_log) are
- * escaped byte by byte, bytes >= 0x80 as \u00XX. */
+/* Length of the valid UTF-8 sequence at S (N bytes left), or 0: the
+ * rules of libhist's own JSON writer (src/output/json.c). */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+	uint32_t cp;
+
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	len = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+	if (n < len)
+		return 0;
+	cp = s[0] & (0x7f >> len);
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates, beyond U+10FFFF */
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
+}
+
+/*
+ * A JSON string of the texts here (paths, event names, error_log), as
+ * libhist writes its own: valid UTF-8 is copied, any other byte is the
+ * code point of the same value (\u00XX), so the output is valid JSON and
+ * a UTF-8 path reads as itself.
+ */
 static void jstr(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), k;
 
+	fputc('"', f);
+	while (n) {
+		unsigned char c = *p;
+
+		k = 1;
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
 		else if (c == '\n')
 			fputs("\\n", f);
 		else if (c == '\t')
 			fputs("\\t", f);
-		else if (c < 0x20 || c >= 0x7f)
+		else if (c < 0x20 || c == 0x7f)
 			fprintf(f, "\\u%04x", c);
-		else
+		else if (c < 0x80)
 			fputc(c, f);
+		else if (utf8_len(p, n))
+			fwrite(p, 1, k = utf8_len(p, n), f);
+		else
+			fprintf(f, "\\u%04x", c);
+		p += k;
+		n -= k;
 	}
 	fputc('"', f);
 }

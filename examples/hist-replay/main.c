@@ -8,7 +8,9 @@
  * would have printed for the same events.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,14 +243,27 @@ static int split_target(const char *line, const char **text, size_t *tlen)
 	return 0;
 }
 
+/* A trigger or synthetic-event file larger than this is refused: the
+ * kernel takes one command per write of at most a page, and a file of
+ * a million of them is a mistake (or /dev/zero). */
+#define MAX_CMD_FILE (64u << 20)
+
+/*
+ * The whole of PATH (a file, a FIFO, /dev/stdin), NUL-terminated, read
+ * with a bound: NULL with a message printed for an error, a NUL byte (a
+ * binary file, /dev/zero) or more than MAX_CMD_FILE bytes.
+ */
 static char *read_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
+	const char *why = NULL;
 	size_t cap = 0, n = 0, got;
 
-	if (!f)
+	if (!f) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
 		return NULL;
+	}
 	for (;;) {
 		if (n + 4096 + 1 > cap) {
 			char *nb;
@@ -263,19 +278,26 @@ static char *read_file(const char *path, size_t *len)
 			buf = nb;
 		}
 		got = fread(buf + n, 1, cap - n - 1, f);
+		if (memchr(buf + n, 0, got)) {
+			why = "binary file (NUL byte)";
+			break;
+		}
 		n += got;
+		if (n > MAX_CMD_FILE) {
+			why = "longer than 64 MiB: not a file of commands";
+			break;
+		}
 		if (got == 0)
 			break;
 	}
-	if (ferror(f)) {
-		int e = errno;
-
+	if (!why && ferror(f))
+		why = strerror(errno);
+	fclose(f);
+	if (why) {
+		fprintf(stderr, PROG ": %s: %s\n", path, why);
 		free(buf);
-		fclose(f);
-		errno = e;
 		return NULL;
 	}
-	fclose(f);
 	buf[n] = 0;
 	*len = n;
 	return buf;
@@ -292,15 +314,8 @@ static int load_lines(const char *path, int with_target, struct cmds *dst)
 	size_t len, lineno = 0;
 
 	buf = read_file(path, &len);
-	if (!buf) {
-		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+	if (!buf)
 		return -1;
-	}
-	if (memchr(buf, 0, len)) {
-		fprintf(stderr, PROG ": %s: binary file (NUL byte)\n", path);
-		free(buf);
-		return -1;
-	}
 	for (line = buf; line && *line; line = next) {
 		const char *text;
 		size_t tlen, l;
@@ -360,6 +375,9 @@ static int add_marker(struct state *st, const char *arg)
 	return 0;
 }
 
+/* Longest command echoed whole in a message */
+#define ECHO_MAX 256
+
 /* Report a failed write: our line, then its error_log entries. */
 static void report(struct state *st, const char *where, const char *marker,
 		   const char *target, const char *text, int rc,
@@ -378,8 +396,14 @@ static void report(struct state *st, const char *where, const char *marker,
 		fprintf(stderr, PROG ": at marker '%s': ", marker);
 	else
 		fprintf(stderr, PROG ": %s: ", where);
-	fprintf(stderr, "%s: '%s': %s%s%s\n", target, text, strerror(-rc),
-		msg ? ": " : "", msg ? msg : "");
+	/* a command of megabytes is named by its start and its length */
+	if (strlen(text) > ECHO_MAX)
+		fprintf(stderr, "%s: '%.*s...' (%zu bytes): %s%s%s\n", target,
+			ECHO_MAX, text, strlen(text), strerror(-rc),
+			msg ? ": " : "", msg ? msg : "");
+	else
+		fprintf(stderr, "%s: '%s': %s%s%s\n", target, text, strerror(-rc),
+			msg ? ": " : "", msg ? msg : "");
 	if (errlog && errlog[0]) {
 		fputs(errlog, stderr);
 		replay_buf_puts(&st->errlog, errlog);
@@ -418,7 +442,7 @@ static int cmp_ev(const void *a, const void *b)
 
 static int mkdir_p(const char *path)
 {
-	char buf[4096];
+	char buf[PATH_MAX];
 	size_t i, n = strlen(path);
 
 	if (n >= sizeof(buf)) {
@@ -437,12 +461,67 @@ static int mkdir_p(const char *path)
 	return 0;
 }
 
-static int write_file(const char *path, const char *data, size_t len)
-{
-	FILE *f = fopen(path, "wb");
+/*
+ * The files under -o DIR are made relative to DIR's descriptor: DIR may
+ * be as long as a path can be, the names under it are never cut short.
+ * REL names the file for DIR (messages say DIR/REL).
+ */
+struct outdir {
+	int fd;
+	const char *name;
+};
 
-	if (!f || (len && fwrite(data, 1, len, f) != len) || fclose(f)) {
-		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+static void out_error(const struct outdir *o, const char *rel)
+{
+	fprintf(stderr, PROG ": %s/%s: %s\n", o->name, rel, strerror(errno));
+}
+
+static int mkdirat_p(const struct outdir *o, const char *rel)
+{
+	char buf[1024];
+	size_t i, n = strlen(rel);
+
+	if (n >= sizeof(buf)) {
+		errno = ENAMETOOLONG;
+		out_error(o, rel);
+		return -1;
+	}
+	memcpy(buf, rel, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i] != 0)
+			continue;
+		buf[i] = 0;
+		if (mkdirat(o->fd, buf, 0777) && errno != EEXIST) {
+			out_error(o, buf);
+			return -1;
+		}
+		buf[i] = rel[i];
+	}
+	return 0;
+}
+
+static FILE *out_open(const struct outdir *o, const char *rel)
+{
+	int fd = openat(o->fd, rel, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+
+	if (!f) {
+		out_error(o, rel);
+		if (fd >= 0)
+			close(fd);
+	}
+	return f;
+}
+
+static int write_file(const struct outdir *o, const char *rel, const char *data,
+		      size_t len)
+{
+	FILE *f = out_open(o, rel);
+
+	if (!f)
+		return -1;
+	if ((len && fwrite(data, 1, len, f) != len) | fclose(f)) {
+		out_error(o, rel);
 		return -1;
 	}
 	return 0;
@@ -486,62 +565,61 @@ static int write_outdir(struct state *st, struct replay *r,
 			const char *trace)
 {
 	struct replay_buf b = { 0 };
-	char path[4096];
+	struct outdir o = { -1, st->outdir };
+	char rel[1024];
 	size_t i;
 	int ret = 0;
 
-	if (mkdir_p(st->outdir)) {
+	if (mkdir_p(st->outdir) ||
+	    (o.fd = open(st->outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		fprintf(stderr, PROG ": %s: %s\n", st->outdir, strerror(errno));
 		return -1;
 	}
 	for (i = 0; i < n && !ret; i++) {
-		snprintf(path, sizeof(path), "%s/events/%s/%s", st->outdir,
-			 evs[i].system, evs[i].name);
-		if (mkdir_p(path)) {
-			fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		/* event names come from the recording: bounded by the buffer */
+		if ((size_t)snprintf(rel, sizeof(rel) - 8, "events/%s/%s", evs[i].system,
+				     evs[i].name) >= sizeof(rel) - 8) {
+			fprintf(stderr, PROG ": event name too long: %s/%s\n",
+				evs[i].system, evs[i].name);
 			ret = -1;
 			break;
 		}
-		snprintf(path, sizeof(path), "%s/events/%s/%s/hist",
-			 st->outdir, evs[i].system, evs[i].name);
+		if (mkdirat_p(&o, rel)) {
+			ret = -1;
+			break;
+		}
+		strcat(rel, "/hist");
 		if (print_event(evs[i].ev, 0, &b) ||
-		    write_file(path, b.s ? b.s : "", b.len))
+		    write_file(&o, rel, b.s ? b.s : "", b.len))
 			ret = -1;
-		snprintf(path, sizeof(path), "%s/events/%s/%s/trigger",
-			 st->outdir, evs[i].system, evs[i].name);
+		strcpy(strrchr(rel, '/'), "/trigger");
 		if (!ret && (print_event(evs[i].ev, 1, &b) ||
-			     write_file(path, b.s ? b.s : "", b.len)))
+			     write_file(&o, rel, b.s ? b.s : "", b.len)))
 			ret = -1;
 	}
-	if (!ret) {
-		snprintf(path, sizeof(path), "%s/error_log", st->outdir);
-		ret = write_file(path, st->errlog.s ? st->errlog.s : "",
+	if (!ret)
+		ret = write_file(&o, "error_log", st->errlog.s ? st->errlog.s : "",
 				 st->errlog.len);
-	}
 	if (!ret && st->synth.n) {
 		replay_buf_reset(&b);
-		snprintf(path, sizeof(path), "%s/synthetic_events", st->outdir);
 		if (hist_synth_print(replay_ctx(r), 0, replay_buf_write, &b) ||
-		    write_file(path, b.s ? b.s : "", b.len))
+		    write_file(&o, "synthetic_events", b.s ? b.s : "", b.len))
 			ret = -1;
 	}
 	if (!ret && st->json) {
-		FILE *f;
+		FILE *f = out_open(&o, "hist.json");
 
-		snprintf(path, sizeof(path), "%s/hist.json", st->outdir);
-		f = fopen(path, "w");
 		if (!f) {
-			fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
 			ret = -1;
 		} else {
 			ret = write_json(st, r, f, evs, n, trace);
 			if (fclose(f) && !ret) {
-				fprintf(stderr, PROG ": %s: %s\n", path,
-					strerror(errno));
+				out_error(&o, "hist.json");
 				ret = -1;
 			}
 		}
 	}
+	close(o.fd);
 	replay_buf_free(&b);
 	return ret;
 }
@@ -1032,6 +1110,18 @@ int main(int argc, char **argv)
 				goto out;
 			break;
 		case 'o':
+			/* an unset "$OUT" must not mean the root directory */
+			if (!*optarg) {
+				fprintf(stderr, PROG ": -o wants a directory, got an "
+					"empty string\n");
+				goto out;
+			}
+			if (strlen(optarg) >= PATH_MAX) {
+				fprintf(stderr, PROG ": -o: directory name too long "
+					"(%zu bytes, the limit is %d)\n", strlen(optarg),
+					PATH_MAX - 1);
+				goto out;
+			}
 			st.outdir = optarg;
 			break;
 		case OPT_AT_MARKER:
