@@ -18,8 +18,9 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "hist_ftrace.h"
 
-static char tmp[256], build[512];
+static char tmp[256], build[512], replay[600], cwd[1024];
 
 #include "test_shell.h"
 
@@ -94,6 +95,302 @@ static void test_runner_sums(void)
 	T_EQ(sh(1, "sh test/run-tests.sh %s %s/t_a %s/t_a", build, tmp, tmp), 0);
 }
 
+
+static int copy_file(const char *from, const char *to)
+{
+	return sh(1, "cp '%s' '%s'", from, to);
+}
+
+/*
+ * A trace.dat cut short while it is being read (mapped): the reader says
+ * so through hist_tracedat_next()'s error, the process gets no SIGBUS.
+ * Run in a child so that a signal is a failed test, not a dead program.
+ * PREFETCH: the zstd file with the worker thread that reads the mapping.
+ */
+static int shrink_child(const char *src, int prefetch)
+{
+	char path[300], err[320];
+	struct hist_tracedat *td;
+	struct hist_ftrace_record rec;
+	uint64_t nr = 0, sum = 0;
+	int r, saw_err = 0;
+
+	snprintf(path, sizeof(path), "%s/shrink.dat", tmp);
+	if (copy_file(src, path))
+		return 10;
+	td = hist_tracedat_open(path, err, sizeof(err));
+	if (!td)
+		return 11;
+	hist_tracedat_set_prefetch(td, prefetch);
+	while ((r = hist_tracedat_next(td, &rec)) != 0) {
+		uint32_t i;
+
+		if (r < 0) {
+			if (strstr(hist_tracedat_error(td), "changed while") ||
+			    strstr(hist_tracedat_error(td), "shrank"))
+				saw_err = 1;
+			else
+				printf("#   other error: %s\n", hist_tracedat_error(td));
+			continue;
+		}
+		for (i = 0; i < rec.len; i++)
+			sum += rec.data[i];
+		if (++nr == 100 && truncate(path, 64 << 10))
+			return 12;
+	}
+	hist_tracedat_close(td);
+	printf("#   %llu records before the end (sum %llu)\n",
+	       (unsigned long long)nr, (unsigned long long)sum);
+	return saw_err ? 0 : 13;
+}
+
+static void check_shrink(const char *src, int prefetch)
+{
+	pid_t pid;
+	int st = 0;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+		_exit(shrink_child(src, prefetch));
+	T_ASSERT(pid > 0);
+	T_ASSERT(waitpid(pid, &st, 0) == pid);
+	if (WIFSIGNALED(st))
+		printf("#   %s: killed by signal %d\n", src, WTERMSIG(st));
+	T_ASSERT(WIFEXITED(st));
+	T_EQ(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 0);
+}
+
+static void test_shrinking_file(void)
+{
+	check_shrink("test/data/mem.v7-none.dat", 0);
+	check_shrink("test/data/sched.v6.dat", 0);
+	check_shrink("test/data/sched.v7-zstd.dat", 1);
+	check_shrink("test/data/sched.v7-zstd.dat", 0);
+}
+
+/*
+ * The tool: a trace cut while hist-replay reads it ends with status 0
+ * (cut after the tool was done with it) or 2 and a message, never a
+ * signal.  Timing varies, so the cut comes at several moments.
+ */
+static void test_shrinking_file_tool(void)
+{
+	char path[300];
+	int i, rc;
+
+	snprintf(path, sizeof(path), "%s/shrink2.dat", tmp);
+	for (i = 0; i < 6; i++) {
+		T_EQ(copy_file("test/data/mem.v7-none.dat", path), 0);
+		rc = sh(0, "(sleep 0.0%d; truncate -s 65536 %s) & "
+			"%s -t 'kmem/kmalloc hist:keys=common_cpu' %s; rc=$?; wait; exit $rc",
+			i * 2, path, replay, path);
+		if (rc != 0 && rc != 2)
+			printf("#   cut after %d ms: exit %d\n", i * 20, rc);
+		T_ASSERT(rc == 0 || rc == 2);
+		if (rc == 2)
+			T_ASSERT(out_has(path));
+	}
+}
+
+/* -o '' (an unset "$OUT") must not mean the root directory. */
+static void test_empty_outdir(void)
+{
+	T_EQ(sh(0, "cd %s && %s -o '' -t 'sched/sched_switch hist:keys=common_cpu' "
+		"%s/test/data/sched.v7-zstd.dat", tmp, replay, cwd), 2);
+	T_ASSERT(out_has("-o"));
+	T_ASSERT(out_has("empty"));
+}
+
+/*
+ * An -o of 4,079 bytes: every file lands under it, none in a folder made
+ * from a path cut at 4,095 bytes.
+ */
+static void test_long_outdir(void)
+{
+	char dir[4200], cmd[300];
+	size_t n;
+
+	n = (size_t)snprintf(dir, sizeof(dir), "%s/long", tmp);
+	while (n + 200 < 4079) {
+		dir[n++] = '/';
+		memset(dir + n, 'd', 199);
+		n += 199;
+	}
+	dir[n++] = '/';
+	memset(dir + n, 'e', 4079 - n);
+	n = 4079;
+	dir[n] = 0;
+	T_EQ(sh(1, "%s -o %s -t 'sched/sched_switch hist:keys=common_cpu' "
+		"test/data/sched.v7-zstd.dat", replay, dir), 0);
+	T_EQ(sh(1, "cd %s && find . | LC_ALL=C sort | tr '\\n' ' '", dir), 0);
+	T_ASSERT(out_has(". ./error_log ./events ./events/sched "
+			 "./events/sched/sched_switch ./events/sched/sched_switch/hist "
+			 "./events/sched/sched_switch/trigger "));
+	/* nothing beside the one chain of folders */
+	snprintf(cmd, sizeof(cmd), "cd %s/long && find . -type f | wc -l", tmp);
+	T_EQ(sh(1, "%s", cmd), 0);
+	T_ASSERT(out_has("3\n"));
+	/* one byte more than a path can hold: refused before anything is made */
+	T_EQ(sh(0, "%s -o %s/%04100d -t 'sched/sched_switch hist:keys=common_cpu' "
+		"test/data/sched.v7-zstd.dat", replay, tmp, 0), 2);
+	T_ASSERT(out_has("too long"));
+}
+
+/* The u32 chunk count of each CPU of a v7 zstd file: the first record of a
+ * CPU tells its first chunk's offset, the count sits right before it. */
+static int chunk_count_offsets(const char *path, uint64_t off[2])
+{
+	char err[320];
+	struct hist_tracedat *td = hist_tracedat_open(path, err, sizeof(err));
+	struct hist_ftrace_record rec;
+
+	if (!td)
+		return -1;
+	off[0] = off[1] = UINT64_MAX;
+	while (hist_tracedat_next(td, &rec) > 0)
+		if (rec.cpu < 2 && rec.file_offset < off[rec.cpu])
+			off[rec.cpu] = rec.file_offset;
+	hist_tracedat_close(td);
+	if (off[0] == UINT64_MAX || off[1] == UINT64_MAX)
+		return -1;
+	off[0] -= 4;
+	off[1] -= 4;
+	return 0;
+}
+
+static int patch_u32(const char *path, uint64_t off, uint32_t v, uint32_t *old)
+{
+	int fd = open(path, O_RDWR);
+	int ok = fd >= 0 && pread(fd, old, 4, (off_t)off) == 4 &&
+		 pwrite(fd, &v, 4, (off_t)off) == 4;
+
+	if (fd >= 0)
+		close(fd);
+	return ok ? 0 : -1;
+}
+
+/*
+ * A damaged per-CPU chunk count (0, a third, more than there are): the
+ * tool says so and exits 2; the chunks themselves still end where the
+ * CPU's section ends, so every record is replayed anyway.
+ */
+static void test_damaged_chunk_count(void)
+{
+	const char *cmd = "sched/sched_switch hist:keys=common_cpu";
+	char path[300], good[64];
+	uint64_t off[2];
+	uint32_t nr = 0, old, bad[3];
+	int i;
+	char *o, *h;
+
+	snprintf(path, sizeof(path), "%s/chunks.dat", tmp);
+	T_EQ(copy_file("test/data/sched.v7-zstd.dat", path), 0);
+	T_EQ(chunk_count_offsets(path, off), 0);
+	T_EQ(sh(1, "%s -t '%s' %s", replay, cmd, path), 0);
+	o = out_text();
+	h = o ? strstr(o, "Hits: ") : NULL;
+	snprintf(good, sizeof(good), "%.40s", h ? h : "?");
+	free(o);
+	T_EQ(patch_u32(path, off[0], 0, &nr), 0);
+	T_EQ(patch_u32(path, off[0], nr, &old), 0);
+	printf("#   CPU 0: %u chunks, count at offset %llu\n", nr,
+	       (unsigned long long)off[0]);
+	T_ASSERT(nr > 3);
+	bad[0] = 0;
+	bad[1] = nr / 3;
+	bad[2] = nr + 7;
+	for (i = 0; i < 3; i++) {
+		T_EQ(patch_u32(path, off[0], bad[i], &old), 0);
+		T_EQ(sh(0, "%s -t '%s' %s", replay, cmd, path), 2);
+		T_ASSERT(out_has("chunk count"));
+		T_ASSERT(out_has(good));
+		T_EQ(patch_u32(path, off[0], nr, &old), 0);
+	}
+}
+
+/* -T of a device or FIFO: bounded, with a message that names it. */
+static void test_trigger_file_devices(void)
+{
+	T_EQ(sh(0, "timeout 20 %s -T /dev/zero test/data/sched.v7-zstd.dat", replay), 2);
+	T_ASSERT(out_has("/dev/zero"));
+	T_EQ(sh(0, "timeout 20 %s -S /dev/zero test/data/sched.v7-zstd.dat", replay), 2);
+	T_ASSERT(out_has("/dev/zero"));
+	/* endless text without a NUL: refused at the bound */
+	T_EQ(sh(0, "yes 'sched/sched_switch\thist:keys=common_cpu' | timeout 60 %s -T /dev/stdin "
+		"test/data/sched.v7-zstd.dat", replay), 2);
+	T_ASSERT(out_has("longer than"));
+	/* a FIFO of triggers works (process substitution is one) */
+	T_EQ(sh(1, "printf 'sched/sched_switch\\thist:keys=common_cpu\\n' | %s -T /dev/stdin "
+		"test/data/sched.v7-zstd.dat", replay), 0);
+	T_ASSERT(out_has("Hits: "));
+	/* as the trace: named for what it is, not "empty file" */
+	T_EQ(sh(0, "mkfifo %s/fifo", tmp), 0);
+	T_EQ(sh(0, "timeout 20 %s -t 'sched/sched_switch hist:keys=common_cpu' %s/fifo",
+		replay, tmp), 2);
+	T_ASSERT(out_has("FIFO"));
+	T_EQ(sh(0, "timeout 20 %s -t 'sched/sched_switch hist:keys=common_cpu' /dev/zero",
+		replay), 2);
+	T_ASSERT(out_has("character device"));
+	T_EQ(sh(0, "timeout 20 %s -t 'sched/sched_switch hist:keys=common_cpu' %s",
+		replay, tmp), 2);
+	T_ASSERT(out_has("directory"));
+}
+
+/* --json keeps valid UTF-8 as it is (a path with an e acute), escapes
+ * only bytes that are not UTF-8. */
+static void test_json_utf8(void)
+{
+	char *o;
+
+	T_EQ(sh(1, "cp test/data/sched.v7-zstd.dat %s/caf\xc3\xa9.dat && "
+		"cp test/data/sched.v7-zstd.dat %s/bad\xff.dat", tmp, tmp), 0);
+	T_EQ(sh(1, "%s --json -t 'sched/sched_switch hist:keys=common_cpu' %s/caf\xc3\xa9.dat",
+		replay, tmp), 0);
+	T_ASSERT(out_has("caf\xc3\xa9.dat\""));
+	T_EQ(sh(1, "%s --json -t 'sched/sched_switch hist:keys=common_cpu' %s/bad\xff.dat",
+		replay, tmp), 0);
+	T_ASSERT(out_has("bad\\u00ff.dat\""));
+	o = out_text();
+	T_ASSERT(o && !strchr(o, '\xff'));
+	free(o);
+}
+
+/* A 10 MB command is not echoed whole into the message. */
+static void test_long_command_echo(void)
+{
+	char path[300];
+	size_t len = 0;
+	char *o;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/long.trig", tmp);
+	f = fopen(path, "w");
+	T_ASSERT(f);
+	if (!f)
+		return;
+	fputs("sched/sched_switch\thist:keys=common_cpu", f);
+	for (i = 0; i < 1000000; i++)
+		fputs(":vals=x", f);
+	fputs("\nsched/sched_switch\thist:keys=common_cpu:vals=", f);
+	for (i = 0; i < 1000; i++)
+		fputs("xx", f);
+	fputs("\n", f);
+	fclose(f);
+	T_EQ(sh(0, "%s -T %s test/data/sched.v7-zstd.dat", replay, path), 1);
+	T_EQ(sh(0, "%s -T %s test/data/sched.v7-zstd.dat 2>&1 >/dev/null | wc -c",
+		replay, path), 0);
+	o = out_text();
+	T_ASSERT(o && strtoul(o, NULL, 10) < 16384);
+	if (o)
+		len = strtoul(o, NULL, 10);
+	printf("#   stderr: %zu bytes\n", len);
+	free(o);
+	T_EQ(sh(0, "%s -T %s test/data/sched.v7-zstd.dat", replay, path), 1);
+	T_ASSERT(out_has("bytes)"));
+}
+
 int main(int argc, char **argv)
 {
 	const char *slash = strrchr(argv[0], '/');
@@ -111,7 +408,20 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	if (!getcwd(cwd, sizeof(cwd)))
+		strcpy(cwd, ".");
+	/* absolute: some tests run the tool from another directory */
+	snprintf(replay, sizeof(replay), "%s%s%s/hist-replay", build[0] == '/' ? "" : cwd,
+		 build[0] == '/' ? "" : "/", build);
 	T_RUN(test_runner_sums);
+	T_RUN(test_shrinking_file);
+	T_RUN(test_shrinking_file_tool);
+	T_RUN(test_empty_outdir);
+	T_RUN(test_long_outdir);
+	T_RUN(test_damaged_chunk_count);
+	T_RUN(test_trigger_file_devices);
+	T_RUN(test_json_utf8);
+	T_RUN(test_long_command_echo);
 	{
 		char cmd[600];
 
