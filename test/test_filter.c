@@ -203,10 +203,10 @@ static int check_err(struct hist_event *ev, const char *text, int code,
 #define ESRCH_ (-HIST_ESRCH)
 
 /* ------------------------------------------------------------------------
- * Grammar and the spec's vectors
+ * Grammar, and the kernel's answers
  */
 
-/* spec §9: accepted by 6.18 */
+/* filters that Linux 6.18 accepts */
 static void test_spec_accepted(void)
 {
 	static const char *const ok[] = {
@@ -240,7 +240,7 @@ static void test_spec_accepted(void)
 	}
 }
 
-/* spec §6.3 "Filter caret examples", every row */
+/* filter errors with the caret where the kernel's error_log puts it */
 static void test_caret_table(void)
 {
 	char longstr[300];

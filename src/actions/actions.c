@@ -875,7 +875,7 @@ static void store_fvar(const struct hist__hist *h, const struct hist__fvar *fv,
 		char *buf = (char *)payload + fv->str_off;
 		const char *s;
 		size_t n = f->str(f, e, &s);
-		size_t max = f->size < 256 ? f->size : 256;
+		size_t max = f->size < HIST__STR_VAR_LEN_MAX ? f->size : HIST__STR_VAR_LEN_MAX;
 
 		if (n > max - 1)
 			n = max - 1;

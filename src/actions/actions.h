@@ -2,6 +2,11 @@
 /*
  * Handlers and actions of a hist trigger: onmatch(sys.event),
  * onmax($var), onchange($var) with trace()/<synth>()/save()/snapshot().
+ *
+ * Layers (README "Architecture"): common < map schema < filter expr < core
+ * < synth < [actions] < parse output < api < ftrace.
+ * actions/ calls synth/, core/ and below; core/ calls it only through
+ * hist__hist.aops.
  */
 #ifndef HIST_ACTIONS_H
 #define HIST_ACTIONS_H

@@ -6,6 +6,10 @@
  * command a lower layer needs (registering the hidden histograms of
  * field variables, from actions/) it reaches through the context's
  * hist_command pointer, which hist_ctx_create() installs.
+ *
+ * Layers (README "Architecture"): common < map schema < filter expr < core
+ * < synth < actions < parse output < [api] < ftrace.
+ * api/ calls everything below; nothing below calls it.
  */
 #ifndef HIST_API_H
 #define HIST_API_H

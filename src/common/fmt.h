@@ -3,6 +3,10 @@
  * A small buffered text builder with the printf conversions the kernel's
  * hist output uses (%llu, %llx, %-Ns, %Ns with widths), so the core needs
  * no stdio and prints the same bytes on every platform.
+ *
+ * Layers (README "Architecture"): [common] < map schema < filter expr <
+ * core < synth < actions < parse output < api < ftrace.
+ * common/ calls nothing; every other module may call it.
  */
 #ifndef HIST_FMT_H
 #define HIST_FMT_H

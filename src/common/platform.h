@@ -8,6 +8,10 @@
  * fixed-width integers, memcpy/memset/memcmp/strlen-like helpers, an
  * allocator (routed through hist_set_allocator()), and C11-style atomics
  * on 32- and 64-bit words.
+ *
+ * Layers (README "Architecture"): [common] < map schema < filter expr <
+ * core < synth < actions < parse output < api < ftrace.
+ * common/ calls nothing; every other module may call it.
  */
 #ifndef HIST_PLATFORM_H
 #define HIST_PLATFORM_H

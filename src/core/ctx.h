@@ -2,7 +2,20 @@
 /*
  * The context (one trace instance): its events, synthetic events, named
  * histogram groups, error_log and the list of memory retired by removals.
- * Everything here is control-thread state except where marked.
+ *
+ * Two kinds of threads use it.  The control thread (one at a time: the
+ * host serialises commands, reads and context calls) owns everything
+ * here but the cpu slots and what the hits read through a published
+ * trigger list.  Hit threads (any number, and signal handlers on them)
+ * call hist__event_hit() and the slot functions, which never lock,
+ * allocate or block; each prototype says which kind may call it and what
+ * it orders.  core/trigger.h states the trigger lists' part: a list is
+ * published with a release store that a hit's acquire pairs with, and
+ * whatever a removal unlinks is retired, not freed, until no hit can
+ * still hold it (hist__retire()).
+ *
+ * Layers (README "Architecture"): common < map schema < filter expr <
+ * [core] < synth < actions < parse output < api < ftrace.
  */
 #ifndef HIST_CTX_H
 #define HIST_CTX_H
@@ -80,18 +93,25 @@ struct hist_ctx {
 	uint32_t tracing_off;	/* traceon/traceoff state, relaxed */
 };
 
-/* Add EV described by DESC to CTX (no name check).  0 or -errno. */
+/* Add EV described by DESC to CTX (no name check).  0 or -errno.
+ * Context: control thread; allocates.  Hits reach EV only through the
+ * host's pointer, which it hands to its hit threads itself. */
 int hist__ctx_add_event(struct hist_ctx *ctx, const struct hist_event_desc *desc,
 			struct hist_event **out) HIST__INTERNAL;
-/* Unlink EV; its memory is retired (freed after the next grace period). */
+/* Unlink EV; its memory is retired (freed after the next grace period,
+ * hist__retire()), so a hit still inside it finishes safely.
+ * Context: control thread. */
 void hist__ctx_del_event(struct hist_ctx *ctx, struct hist_event *ev) HIST__INTERNAL;
+/* The event SYSTEM:NAME of CTX, or NULL.  Context: control thread (the
+ * event list is control-thread state). */
 struct hist_event *hist__ctx_find_event(struct hist_ctx *ctx, const char *system,
 					const char *name) HIST__INTERNAL;
 
 /*
  * Append an error_log entry: LOC ("hist:sched:sched_switch",
  * "synthetic_events", ...), the command echo CMD (N bytes), the message and
- * the caret position.  Never allocates.
+ * the caret position.  Never allocates.  Context: control thread (the
+ * ring is unsynchronised; hits never log).
  */
 void hist__errlog_add(struct hist_ctx *ctx, const char *loc, const char *cmd,
 		      size_t n, int msg, uint32_t pos) HIST__INTERNAL;
@@ -101,6 +121,10 @@ void hist__errlog_add(struct hist_ctx *ctx, const char *loc, const char *cmd,
  * after host->synchronize(), else at hist_ctx_reclaim()/destroy.  NODE is
  * storage inside P (or freed by FREE_FN with it): retiring never
  * allocates, so a removal never has to choose between failing and leaking.
+ * The caller has already unpublished P (a release store of the list that
+ * no longer holds it); a hit that loaded the old list before that store
+ * may use P until the grace period ends.  Context: control thread; may
+ * block in host->synchronize().
  */
 void hist__retire(struct hist_ctx *ctx, struct hist__retired *node,
 		  void (*free_fn)(void *p), void *p) HIST__INTERNAL;
@@ -127,7 +151,11 @@ extern _Thread_local uint64_t hist__self_tls HIST__INTERNAL;
 /*
  * Claim the free slot C of CPUS (NR_CPUS slots) for the thread SELF:
  * false when another thread claimed it first.  The first claim by a
- * second thread sets the MULTI word (HIST__CTX_MULTI()).
+ * second thread sets the MULTI word (HIST__CTX_MULTI()).  Ordering:
+ * sequentially consistent claim and owner loads, so that of two threads
+ * claiming their first slots at once at least one sees the other and
+ * sets MULTI; MULTI and HOME then change with relaxed stores, once.
+ * Context: any hit thread, lock-free (a CAS per slot, once per slot).
  */
 bool hist__slot_claim(struct hist__cpu *cpus, uint32_t nr_cpus, struct hist__cpu *c,
 		      uintptr_t self) HIST__INTERNAL;
@@ -202,11 +230,15 @@ static inline uint32_t hist__slot_enter(struct hist_ctx *ctx, uint32_t cpu)
 }
 
 /* hist_event_hit() for a record generated DEPTH levels inside a hit
- * through cpu slot SLOT (DEPTH 0: the slot is taken here). */
+ * through cpu slot SLOT (DEPTH 0: the slot is taken here).  Ordering:
+ * acquires EV's trigger list (pairs with hist__triggers_publish()'s
+ * release).  Context: any hit thread or signal handler; never locks,
+ * allocates or blocks. */
 void hist__event_hit(struct hist_event *ev, const void *rec, size_t len,
 		     const struct hist_hit *hit, uint32_t depth, uint32_t slot) HIST__INTERNAL;
 
-/* Time for error_log stamps. */
+/* Time for error_log stamps (host->clock, else 0).  Context: control
+ * thread. */
 uint64_t hist__ctx_now(const struct hist_ctx *ctx) HIST__INTERNAL;
 
 #endif

@@ -59,14 +59,14 @@ static uint32_t layout(struct hist__hist *h)
 
 		if (fv->val->flags & HIST__F_STRING) {
 			fv->str_off = off;
-			off += 256;
+			off += HIST__STR_VAR_LEN_MAX;
 		}
 	}
 	{
 		for (i = 0; i < h->nr_vars; i++) {
 			if (h->vars[i]->flags & HIST__F_STRING) {
 				h->vars[i]->key_offset = off;
-				off += 256;
+				off += HIST__STR_VAR_LEN_MAX;
 			} else if (h->vars[i]->flags & HIST__F_STACKTRACE) {
 				/* frames plus a terminating 0 */
 				h->vars[i]->key_offset = off;

@@ -4,6 +4,29 @@
  * (traceon/traceoff, snapshot, stacktrace, enable/disable_event,
  * enable/disable_hist), their list per event, and the compiled hist
  * ("hist_data" in the kernel) that the parser builds.
+ *
+ * Concurrency (the trigger lists; map.c's contract covers the tables):
+ * 1. An event's control list (ev->trig_head) and every trigger and hist
+ *    on it are edited by the control thread only.
+ * 2. After each edit hist__triggers_publish() builds an immutable array
+ *    (struct hist__tlist) and stores it in ev->triggers with a release;
+ *    a hit loads it with an acquire, so every trigger it reaches, and
+ *    everything they point to, is complete.  A hit never sees a list
+ *    being edited.
+ * 3. What an edit drops (the old array, a removed trigger and its hist,
+ *    a cleared table) is retired, not freed: hist__retire() frees it
+ *    once no hit can still hold it.
+ * 4. A hit writes only atomics of a trigger: COUNT (a CAS, so concurrent
+ *    hits never take more than the count), the tables' words (map.c),
+ *    the actions' tracked values and snapshot (actions.c).  PAUSED is a
+ *    relaxed word: a hit may see a pause a little late.
+ * 5. A clear swaps hist->map with a release store; hits load it with an
+ *    acquire (hist__hist_clear()).
+ *
+ * Layers (README "Architecture"): common < map schema < filter expr <
+ * [core] < synth < actions < parse output < api < ftrace.
+ * core/ calls expr/, filter/, map/, schema/, common/; actions and
+ * variables through ops tables.
  */
 #ifndef HIST_TRIGGER_H
 #define HIST_TRIGGER_H
@@ -198,7 +221,8 @@ void hist__triggers_remove_all(struct hist_event *ev) HIST__INTERNAL;
 /* Free T (a hist__retire() callback): its filter, its hist. */
 void hist__trigger_free(void *t) HIST__INTERNAL;
 
-/* The control list of each event lives in ctx-side storage. */
+/* EV's control list (ev->trig_head): the head pointer, for the walks of
+ * actions/ and vars.c.  Context: control thread. */
 struct hist__trigger **hist__event_tlist_head(struct hist_event *ev) HIST__INTERNAL;
 
 /*
@@ -261,7 +285,9 @@ void hist__hist_free(struct hist__hist *h) HIST__INTERNAL;
 int hist__hist_setup(struct hist__hist *h) HIST__INTERNAL;
 /* :clear: swap in an empty table for every user of H's table. */
 int hist__hist_clear(struct hist__hist *h) HIST__INTERNAL;
-/* Same keys/vals/vars/sort/filter/actions (identity of §7.1). */
+/* Same keys/vals/vars/sort/filter/actions: the identity by which a
+ * command finds an existing trigger (the kernel's hist_trigger_match()
+ * in kernel/trace/trace_events_hist.c). */
 bool hist__hist_match(const struct hist__trigger *a, const struct hist__trigger *b,
 		      bool ignore_filter) HIST__INTERNAL;
 /* Look up variable NAME in H; -1 if H does not define it. */

@@ -218,7 +218,8 @@ const struct hist__var_ops hist__var_ops = {
 /*
  * Resolve every reference of H for the key KEY.  Processing stops at the
  * first unresolved one; read-once references consumed before it stay
- * consumed (the kernel's behaviour, §5 step 3).
+ * consumed (as the kernel's resolve_var_refs() leaves them,
+ * kernel/trace/trace_events_hist.c).
  */
 bool hist__resolve_refs(const struct hist__hist *h, const uint8_t *key,
 			uint64_t *vals)

@@ -490,7 +490,7 @@ static struct hist__field *parse_plain(struct hist__fctx *fc, const char *s,
 		f->flags |= HIST__F_COMM | HIST__F_STRING;
 		f->str = str_comm;
 		f->fn = ev_str_addr;
-		f->size = 256;
+		f->size = HIST__STR_VAR_LEN_MAX;
 		f->type = hist__strdup("char[]");
 	} else if ((d = hist__event_field(fc->ev, s, nlen)) != NULL &&
 		   d->kind != HIST_FIELD_FLEX_STRING) {
@@ -504,7 +504,7 @@ static struct hist__field *parse_plain(struct hist__fctx *fc, const char *s,
 			f->flags |= HIST__F_STRING;
 			f->str = str_field;
 			f->fn = ev_str_addr;
-			f->size = d->kind == HIST_FIELD_STRING ? d->size : 256;
+			f->size = d->kind == HIST_FIELD_STRING ? d->size : HIST__STR_VAR_LEN_MAX;
 		} else if (d->kind == HIST_FIELD_STACK) {
 			f->flags |= HIST__F_STACKTRACE;
 			f->size = HIST__STACK_MAX * 8;
@@ -549,7 +549,7 @@ static struct hist__field *parse_plain(struct hist__fctx *fc, const char *s,
 		f->flags |= HIST__F_COMM | HIST__F_STRING;
 		f->str = str_comm;
 		f->fn = ev_str_addr;
-		f->size = 256;
+		f->size = HIST__STR_VAR_LEN_MAX;
 		f->type = hist__strdup("char[]");
 	} else {
 		hist__field_free(f);

@@ -4,6 +4,10 @@
  * combine them.  A field is a small tree of nodes; each node carries the
  * accessor chosen for it at parse time (fn / str), so evaluating a field
  * on the hot path is a few indirect calls and no decisions on strings.
+ *
+ * Layers (README "Architecture"): common < map schema < filter [expr] <
+ * core < synth < actions < parse output < api < ftrace.
+ * expr/ calls schema/ and common/; variables through hist__var_ops.
  */
 #ifndef HIST_EXPR_H
 #define HIST_EXPR_H

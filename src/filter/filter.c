@@ -15,8 +15,8 @@
  *
  * Carets of predicate errors count from one past the predicate's first
  * character, not from the character itself: the kernel hands its predicate
- * parser the offset of the next character.  The §6.3 table of the spec
- * depends on that.
+ * parser the offset of the next character (kernel/trace/trace_events_filter.c);
+ * test_filter.c's caret table depends on that.
  *
  * The token pass builds a small AND/OR tree (a frame per open parenthesis,
  * each with the OR of its AND-lists).  The tree is then flattened into an

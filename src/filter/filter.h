@@ -4,6 +4,10 @@
  * and parentheses, compiled once against an event's fields and evaluated
  * per record without allocation.  Used by trigger `if` clauses, by the
  * event `filter` file, and on its own through hist_filter_compile().
+ *
+ * Layers (README "Architecture"): common < map schema < [filter] expr <
+ * core < synth < actions < parse output < api < ftrace.
+ * filter/ calls schema/ and common/.
  */
 #ifndef HIST_FILTER_H
 #define HIST_FILTER_H

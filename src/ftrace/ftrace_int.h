@@ -16,6 +16,11 @@
  * Everything read from a file is untrusted.  Multi-byte numbers are read
  * byte by byte in the file's order, so alignment and host byte order never
  * matter; compilers turn the little-endian form into one load.
+ *
+ * Layers (README "Architecture"): common < map schema < filter expr < core
+ * < synth < actions < parse output < api < [ftrace].
+ * ftrace/ uses only the public API of the others; its own files keep
+ * README's "ftrace files:" order.
  */
 #ifndef HIST_FTRACE_INT_H
 #define HIST_FTRACE_INT_H

@@ -10,7 +10,16 @@
  * key and keeps every element it already has.  Elements are never removed
  * one by one; hist__map_clear() empties the whole map.
  *
- * See map.c for the concurrency contract.
+ * The concurrency contract is numbered at the top of map.c; each
+ * prototype below says what its call guarantees its caller ("contract N"
+ * names the rule).  In short: inserts, finds, lookups, collects and the
+ * counter reads run on any number of threads at once, never lock and
+ * never allocate; create, destroy and clear run on the control thread
+ * with none of those in flight.
+ *
+ * Layers (README "Architecture"): common < [map] schema < filter expr <
+ * core < synth < actions < parse output < api < ftrace.  map/ includes no event
+ * header: it is built, tested and benchmarked alone.
  */
 #ifndef HIST_MAP_H
 #define HIST_MAP_H
@@ -55,8 +64,14 @@ struct hist_map_params {
 	uint32_t (*hash)(const void *key, uint32_t len);
 };
 
-/* Context: control thread; allocates everything up front. */
+/*
+ * Context: control thread; allocates everything up front.  Other threads
+ * see the new map only through the caller's own release store (or thread
+ * start) that their acquire pairs with (contract 2).
+ */
 struct hist_map *hist__map_create(const struct hist_map_params *p) HIST__INTERNAL;
+/* Context: control thread, no other call on M in flight nor to come
+ * (the caller waits out the hits that could still reach M). */
 void hist__map_destroy(struct hist_map *m) HIST__INTERNAL;
 
 /*
@@ -64,7 +79,11 @@ void hist__map_destroy(struct hist_map *m) HIST__INTERNAL;
  * CPU, atomically; with pcpu_sums the shared counter; nothing with
  * hits_sum0) when an element is returned, one drop when the map is full.
  * INIT_ARG is handed to elt_init if this call creates the element.
- * Context: any thread, lock-free, no allocation.
+ * Ordering: acts as an acquire of the element returned: its key and the
+ * payload elt_init wrote are visible to the caller, whichever thread
+ * created it (contracts 3, 4); its sums are not ordered (contract 7).
+ * Context: any thread, lock-free, no allocation; may spin a bounded time
+ * on a slot another thread is filling, then counts a drop (contract 6).
  */
 struct hist_map_elt *hist__map_insert(struct hist_map *m, const void *key,
 				      uint32_t cpu, void *init_arg) HIST__INTERNAL;
@@ -82,7 +101,9 @@ struct hist_map_elt *hist__map_insert(struct hist_map *m, const void *key,
 /*
  * hist__map_insert() for a SLOT as above: the hit or drop is counted in
  * SLOT's counters.  Inline for the common case (8-byte key found at its
- * home slot), the rest out of line.  Context: any thread, lock-free.
+ * home slot), the rest out of line.  Ordering and progress as
+ * hist__map_insert().  Context: any thread, lock-free; an exclusive SLOT
+ * only from its owner thread (contract 10).
  */
 static inline struct hist_map_elt *hist__map_insert_cpu(struct hist_map *m, const void *key,
 							uint32_t slot, void *init_arg);
@@ -94,7 +115,10 @@ static inline struct hist_map_elt *hist__map_insert_sums(struct hist_map *m, con
  * counted, *SUMS set), or NULL with nothing done; see map_inline.h. */
 static inline struct hist_map_elt *hist__map_find_hit(struct hist_map *m, const void *key,
 						      uint32_t slot, uint64_t **sums);
-/* The hit path's first try for a slot's owner; see map_inline.h. */
+/* The hit path's first try for a slot's owner; see map_inline.h.  The
+ * finds below never wait and never create: an element being created is
+ * not found yet.  Ordering: an acquire of the element found (contract 4);
+ * sums returned are for relaxed or owner-only adds (contracts 7, 10). */
 static inline uint64_t *hist__map_find_owned(struct hist_map *m, uint64_t k, uint32_t slot,
 					     uint32_t home, bool *absent);
 /* Its counterpart on a map without per-cpu sums: any caller, atomic adds. */
@@ -132,7 +156,8 @@ static inline uint32_t hist__map_home_state(uint32_t slot);
  * Context: any thread, lock-free.
  */
 static inline bool hist__map_drop_absent(struct hist_map *m, uint32_t slot);
-/* Count one drop for SLOT (its own counter, or the shared one). */
+/* Count one drop for SLOT (its own counter, or the shared one): relaxed,
+ * orders nothing (contract 8). */
 void hist__map_count_drop(struct hist_map *m, uint32_t slot) HIST__INTERNAL;
 struct hist_map_elt *hist__map_insert_slow(struct hist_map *m, const void *key,
 					   uint32_t slot, void *init_arg) HIST__INTERNAL;
@@ -144,7 +169,9 @@ struct hist_map_elt *hist__map_insert_slow(struct hist_map *m, const void *key,
  *	uint64_t *s = hist__map_sums_of(m, e, slot);
  *	bool local = hist__map_slot_local(m, slot);
  *	hist__map_sums_add(s, 0, 1, local); hist__map_sums_add(s, 1, v, local);
- * Context: as above.
+ * Ordering: none; an owned SLOT's words have one writer thread and take
+ * single-instruction adds, HIST__MAP_SHARED's relaxed atomic ones
+ * (contracts 7, 10).  Context: as above.
  */
 static inline void hist__map_sum_add_cpu(struct hist_map *m, struct hist_map_elt *e,
 					 uint32_t slot, uint32_t i, uint64_t v);
@@ -152,11 +179,14 @@ static inline uint64_t *hist__map_sums_of(struct hist_map *m, struct hist_map_el
 					  uint32_t slot);
 static inline bool hist__map_slot_local(const struct hist_map *m, uint32_t slot);
 static inline void hist__map_sums_add(uint64_t *sums, uint32_t i, uint64_t v, bool local);
-/* Sum I of E over every copy (relaxed; exact once writers are quiescent). */
+/* Sum I of E over every copy.  Relaxed loads: no ordering with anything,
+ * exact once the writers are quiescent (contracts 7, 10).  Any thread. */
 uint64_t hist__map_sum(const struct hist_map *m, struct hist_map_elt *e,
 		       uint32_t i) HIST__INTERNAL;
 
-/* Find KEY without creating or counting.  Context: any thread. */
+/* Find KEY without creating or counting.  Ordering: an acquire of the
+ * element found (contract 4).  Never waits: an element being created is
+ * not found (contract 6).  Context: any thread, wait-free (contract 9). */
 struct hist_map_elt *hist__map_lookup(struct hist_map *m, const void *key) HIST__INTERNAL;
 
 static inline void *hist__map_elt_key(struct hist_map_elt *e);
@@ -170,7 +200,9 @@ static inline void hist__map_sum_add(const struct hist_map *m, struct hist_map_e
 static inline uint64_t hist__map_sum_read(const struct hist_map *m, struct hist_map_elt *e,
 					  uint32_t i);
 
-/* Totals over all cpu slots.  Context: any thread. */
+/* Totals over all cpu slots: relaxed sums, no ordering, exact once the
+ * writers are quiescent (contract 8).  Context: any thread, also during
+ * hist__map_clear(). */
 uint64_t hist__map_hits(const struct hist_map *m) HIST__INTERNAL;
 uint64_t hist__map_drops(const struct hist_map *m) HIST__INTERNAL;
 /* Number of published elements (what `Entries:` prints). */
@@ -180,8 +212,10 @@ uint32_t hist__map_key_size(const struct hist_map *m) HIST__INTERNAL;
 
 /*
  * Fill OUT (room for MAX) with the published elements, in slot order;
- * returns how many.  Context: any thread, concurrently with inserts (an
- * element published during the walk may or may not be included).
+ * returns how many.  Ordering: an acquire of each element returned
+ * (contract 4).  Context: any thread, wait-free, concurrently with
+ * inserts (an element published during the walk may or may not be
+ * included).
  */
 uint32_t hist__map_collect(struct hist_map *m, struct hist_map_elt **out,
 			   uint32_t max) HIST__INTERNAL;
@@ -197,8 +231,10 @@ uint32_t hist__map_snapshot(struct hist_map *m, struct hist_map_elt **out, uint6
 			    uint32_t nr, uint32_t max) HIST__INTERNAL;
 
 /*
- * Empty the map: no elements, hits and drops zero.
- * Context: control thread, with no insert in flight on this map.
+ * Empty the map: no elements, hits and drops zero, with plain stores.
+ * Context: control thread, with no insert, find, lookup or collect in
+ * flight on this map (only the counter reads may overlap it); the caller
+ * publishes the cleared map to them with its own release (contract 2).
  */
 void hist__map_clear(struct hist_map *m) HIST__INTERNAL;
 

@@ -147,7 +147,8 @@ static int cmp_num(const uint8_t *a, const uint8_t *b, uint32_t size, bool sign)
 	return 0; /* other widths have no order (the kernel's cmp_none) */
 }
 
-/* The kernel's per-key comparison rules (§3.4). */
+/* The kernel's per-key comparison rules (kernel/trace/tracing_map.c:
+ * tracing_map_cmp_string() and the numeric comparators by field type). */
 static int cmp_key(const struct hist__field *k, const uint8_t *a, const uint8_t *b)
 {
 	const uint8_t *x = a + k->key_offset, *y = b + k->key_offset;
@@ -159,7 +160,7 @@ static int cmp_key(const struct hist__field *k, const uint8_t *a, const uint8_t 
 		base = k->operands[0];
 	if (k->flags & HIST__F_STRING) {
 		if (!base->ef)
-			return 0; /* comm: a 256-byte slot has no numeric order */
+			return 0; /* comm: a string slot has no numeric order */
 		return strncmp((const char *)x, (const char *)y, k->key_size);
 	}
 	if (!base->ef || (base->flags & HIST__F_CPU))

@@ -4,6 +4,10 @@
  * of a histogram (iter.c, json.c): the sorted entry list and the text of
  * one key, so every read-out lists the same entries in the same order
  * with the same words.
+ *
+ * Layers (README "Architecture"): common < map schema < filter expr < core
+ * < synth < actions < parse [output] < api < ftrace.
+ * output/ calls actions/ and below, never parse/.
  */
 #ifndef HIST_OUTPUT_H
 #define HIST_OUTPUT_H

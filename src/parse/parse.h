@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The hist trigger grammar: command text to a compiled hist. */
+/*
+ * The hist trigger grammar: command text to a compiled hist.
+ *
+ * Layers (README "Architecture"): common < map schema < filter expr < core
+ * < synth < actions < [parse] output < api < ftrace.
+ * parse/ calls actions/ and below, never output/.
+ */
 #ifndef HIST_PARSE_H
 #define HIST_PARSE_H
 

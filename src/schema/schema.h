@@ -7,6 +7,10 @@
  * target) that lies outside the record reads as 0 or as an empty string,
  * never past the end.  Decisions that depend on the field kind are made
  * once, by picking an accessor from hist__field_ops[] at parse time.
+ *
+ * Layers (README "Architecture"): common < map [schema] < filter expr <
+ * core < synth < actions < parse output < api < ftrace.
+ * schema/ calls only common/.
  */
 #ifndef HIST_SCHEMA_H
 #define HIST_SCHEMA_H
@@ -15,6 +19,13 @@
 #include "common/platform.h"
 
 #define HIST__COMM_LEN 16
+/*
+ * The bytes of a string slot (the kernel's STR_VAR_LEN_MAX): what a
+ * string variable or saved field keeps of its text in an element, the
+ * size of comm and of a dynamic string as fields, and of a synthetic
+ * event's static string field whatever its char[N] says.
+ */
+#define HIST__STR_VAR_LEN_MAX 256
 #define HIST__STACK_MAX 16
 
 struct hist__tlist;

@@ -8,6 +8,10 @@
  *
  * A synthetic event is a full event of the context (system "synthetic"):
  * triggers attach to it, and each generated record runs them.
+ *
+ * Layers (README "Architecture"): common < map schema < filter expr < core
+ * < [synth] < actions < parse output < api < ftrace.
+ * synth/ calls core/ (events, hits) and below.
  */
 #ifndef HIST_SYNTH_H
 #define HIST_SYNTH_H
@@ -15,7 +19,6 @@
 #include "core/ctx.h"
 
 #define HIST__SYNTH_FIELDS_MAX 64
-#define HIST__STR_VAR_LEN_MAX 256
 /* Frames a stack field holds (the kernel's HIST_STACKTRACE_DEPTH) */
 #define HIST__SYNTH_STACK_DEPTH 16
 /* First event ID handed out; the lowest free ID from here is used */
