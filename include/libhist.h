@@ -797,6 +797,60 @@ const char *hist_builder_text(hist_builder *b, enum hist_builder_cmd cmd,
 int hist_builder_command(hist_builder *b, enum hist_builder_cmd cmd,
 			 struct hist_error *err);
 
+/* ------------------------------------------------------------------------
+ * Export: OpenMetrics text (Prometheus) and quantiles.
+ * hist_event_print_openmetrics(3) documents the mapping with an example.
+ */
+
+/* Q-quantile of column NAME of R's histogram, weighed by hits: NAME is a
+ * numeric key (plain, .hex, .log2, .buckets), or a value column, which
+ * then weighs the first numeric key by its sums.  Nearest rank: the
+ * smallest key x with at least ceil(Q * total weight) at or below x.
+ * *LO..*HI holds it: LO == HI (exact) for plain keys, the bucket for .log2
+ * and .buckets keys.  Signed keys: LO and HI hold sign-extended values.
+ * Rewinds R (call it before or after a walk, not during one).
+ * Context: control thread; allocates.  Returns 0, -HIST_EINVAL (unknown or
+ * non-numeric column, no hitcount, Q outside [0, 1]), -HIST_ENOENT (no
+ * hits) or -HIST_ENOMEM. */
+int hist_reader_quantile(hist_reader *r, const char *name, double q,
+			 uint64_t *lo, uint64_t *hi);
+
+#define HIST_PRINT_NO_EOF 1u	/* OpenMetrics: more events follow; end the
+				   text with hist_print_openmetrics_eof() */
+#define HIST_PRINT_HOST_LOST 2u	/* OpenMetrics: host_lost is the host's
+				   count of events lost before the triggers */
+#define HIST_PRINT_PROMETHEUS_TEXT 4u	/* the Prometheus text format 0.0.4
+				   (promtool, older scrapers) instead of
+				   OpenMetrics 1.0: counter families named
+				   with _total, info as a gauge, no # EOF */
+
+/* Options of the OpenMetrics and JSON writers; zero them for defaults. */
+struct hist_print_opts {
+	const char *prefix;	/* first part of metric names; NULL: "hist" */
+	uint32_t flags;		/* HIST_PRINT_* */
+	uint64_t host_lost;
+	const double *quantiles;	/* quantiles of every numeric key: OpenMetrics
+					   summaries and JSON "quantiles" */
+	uint32_t nr_quantiles;
+};
+
+/*
+ * EV's histograms as OpenMetrics text: every hist trigger's columns as
+ * counters labelled by the keys, a histogram of a .log2/.buckets key,
+ * Totals, then "# EOF" (unless HIST_PRINT_NO_EOF).  OPTS may be NULL.
+ * Context: control thread, like hist_event_print_hist().  Returns 0, the
+ * first error of WRITE, or -HIST_ENOMEM.
+ */
+int hist_event_print_openmetrics(hist_event *ev, hist_write_fn write, void *arg,
+				 const struct hist_print_opts *opts);
+/* The end of an exposition made of several events: the host's losses
+ * (with HIST_PRINT_HOST_LOST) and "# EOF". */
+int hist_print_openmetrics_eof(hist_write_fn write, void *arg,
+			       const struct hist_print_opts *opts);
+/* hist_event_print_json() with OPTS: "quantiles" as asked. */
+int hist_event_print_json_opts(hist_event *ev, hist_write_fn write, void *arg,
+			       const struct hist_print_opts *opts);
+
 #ifdef __cplusplus
 }
 #endif

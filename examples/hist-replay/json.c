@@ -137,7 +137,8 @@ int replay_json(FILE *out, const struct replay_doc *doc)
 		fputs(", \"event\": ", out);
 		jstr(out, evs[i].name);
 		fputs(",\n      \"histograms\": ", out);
-		rc = hist_event_print_json(evs[i].ev, file_write, out);
+		rc = hist_event_print_json_opts(evs[i].ev, file_write, out,
+						&replay_print_opts);
 		if (rc) {
 			fprintf(stderr, "hist-replay: printing %s/%s failed\n",
 				evs[i].system, evs[i].name);

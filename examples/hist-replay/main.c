@@ -81,6 +81,10 @@ static const char usage_text[] =
 	"                        windows add up to the whole\n"
 	"      --json            print the histograms as JSON instead of the\n"
 	"                        kernel's text (with -o: DIR/hist.json)\n"
+	"      --openmetrics[=text]  print them as OpenMetrics text (with -o:\n"
+	"                        DIR/metrics); =text: the Prometheus text format\n"
+	"      --quantiles LIST  add these quantiles (0.5,0.99) of every numeric\n"
+	"                        key to --json and --openmetrics\n"
 	"  -h, --help            this text\n"
 	"      --version         print the version\n"
 	"\n"
@@ -114,6 +118,8 @@ enum {
 	OPT_FROM,
 	OPT_TO,
 	OPT_INTERVAL,
+	OPT_OPENMETRICS,
+	OPT_QUANTILES,
 };
 
 static const struct option long_opts[] = {
@@ -134,6 +140,8 @@ static const struct option long_opts[] = {
 	{ "from", required_argument, NULL, OPT_FROM },
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "openmetrics", optional_argument, NULL, OPT_OPENMETRICS },
+	{ "quantiles", required_argument, NULL, OPT_QUANTILES },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -607,14 +615,18 @@ static int write_outdir(struct state *st, struct replay *r,
 			ret = -1;
 	}
 	if (!ret && st->json) {
-		FILE *f = out_open(&o, "hist.json");
+		const char *name = st->json == 2 ? "metrics" : "hist.json";
+		FILE *f = out_open(&o, name);
 
 		if (!f) {
 			ret = -1;
 		} else {
-			ret = write_json(st, r, f, evs, n, trace);
+			if (st->json == 2)
+				ret = replay_openmetrics(f, evs, n, replay_tracedat(r));
+			else
+				ret = write_json(st, r, f, evs, n, trace);
 			if (fclose(f) && !ret) {
-				out_error(&o, "hist.json");
+				out_error(&o, name);
 				ret = -1;
 			}
 		}
@@ -632,7 +644,9 @@ static int print_stdout(struct state *st, struct replay *r,
 	size_t i;
 	int ret = 0;
 
-	if (st->json) {
+	if (st->json == 2) {
+		ret = replay_openmetrics(stdout, evs, n, replay_tracedat(r));
+	} else if (st->json) {
 		ret = write_json(st, r, stdout, evs, n, trace);
 	} else {
 		for (i = 0; i < n && !ret; i++) {
@@ -1192,6 +1206,15 @@ int main(int argc, char **argv)
 				fprintf(stderr, PROG ": --interval wants more than 0 s\n");
 				goto out;
 			}
+			break;
+		case OPT_OPENMETRICS:
+			st.json = 2;	/* the other structured output */
+			if (replay_openmetrics_format(optarg))
+				goto out;
+			break;
+		case OPT_QUANTILES:
+			if (replay_parse_quantiles(optarg))
+				goto out;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

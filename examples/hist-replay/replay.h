@@ -238,4 +238,11 @@ struct replay_doc {
  */
 int replay_json(FILE *out, const struct replay_doc *doc);
 
+/* --openmetrics and --quantiles (export.c) */
+extern struct hist_print_opts replay_print_opts;
+int replay_parse_quantiles(const char *arg);
+int replay_openmetrics_format(const char *arg);
+int replay_openmetrics(FILE *out, const struct replay_out_ev *evs, size_t n,
+		       struct hist_tracedat *td);
+
 #endif

@@ -9,6 +9,7 @@
  * value (\u00XX), so the output is always valid JSON.
  */
 #include "common/fmt.h"
+#include "output/quantile.h"
 
 static const char *const kind_names[] = {
 	[HIST_KEY_NUMBER] = "number",
@@ -282,8 +283,65 @@ static void put_key_fields(struct hist__sb *sb, const struct hist_read_key *keys
 	hist__sb_puts(sb, n ? " ]" : "]");
 }
 
-static void put_hist(struct hist__sb *sb, hist_reader *r)
+/* "quantiles": for every numeric key, the asked quantiles of its hits as
+ * the bucket that holds each (lo == hi for plain keys). */
+static int put_quantiles(struct hist__sb *sb, hist_reader *r,
+			 const struct hist_print_opts *o)
 {
+	const struct hist_read_info *info = hist_reader_info(r);
+	bool first = true;
+	uint32_t i, j;
+
+	hist__sb_puts(sb, ",\n    \"quantiles\": [");
+	for (i = 0; i < info->nr_key_fields; i++) {
+		const struct hist_read_key *k = &info->key_fields[i];
+		struct hist__qdist d;
+		int ret;
+
+		if (k->kind != HIST_KEY_NUMBER && k->kind != HIST_KEY_LOG2 &&
+		    k->kind != HIST_KEY_BUCKET)
+			continue;
+		ret = hist__qdist_collect(r, k->name, &d);
+		if (ret == -HIST_EINVAL)
+			continue;
+		if (ret)
+			return ret;
+		for (j = 0; j < o->nr_quantiles; j++) {
+			uint64_t lo, hi;
+
+			if (hist__qdist_at(&d, o->quantiles[j], &lo, &hi))
+				continue;
+			hist__sb_puts(sb, first ? " { \"key\": " : ", { \"key\": ");
+			first = false;
+			put_str(sb, k->name);
+			hist__sb_puts(sb, ", \"q\": ");
+			hist__sb_u64(sb, (uint64_t)o->quantiles[j], 0, ' ');
+			hist__sb_putc(sb, '.');
+			hist__sb_u64(sb, (uint64_t)((o->quantiles[j] -
+				(double)(uint64_t)o->quantiles[j]) * 1e6 + 0.5), 6, '0');
+			hist__sb_puts(sb, ", \"lo\": ");
+			if (d.is_signed)
+				hist__sb_s64(sb, (int64_t)lo, 0);
+			else
+				put_u64(sb, lo);
+			hist__sb_puts(sb, ", \"hi\": ");
+			if (d.is_signed)
+				hist__sb_s64(sb, (int64_t)hi, 0);
+			else
+				put_u64(sb, hi);
+			hist__sb_puts(sb, " }");
+		}
+		hist__qdist_free(&d);
+	}
+	hist__sb_puts(sb, first ? "]" : " ]");
+	return 0;
+}
+
+static int put_hist(struct hist__sb *sb, hist_reader *r,
+		    const struct hist_print_opts *o)
+{
+	int ret = 0;
+
 	const struct hist_read_info *info = hist_reader_info(r);
 	const struct hist_read_entry *e;
 	bool first = true;
@@ -323,10 +381,20 @@ static void put_hist(struct hist__sb *sb, hist_reader *r)
 	put_u64(sb, info->entries);
 	hist__sb_puts(sb, ", \"dropped\": ");
 	put_u64(sb, info->dropped);
-	hist__sb_puts(sb, " } }");
+	hist__sb_puts(sb, " }");
+	if (o && o->nr_quantiles)
+		ret = put_quantiles(sb, r, o);
+	hist__sb_puts(sb, " }");
+	return ret;
 }
 
 int hist_event_print_json(hist_event *ev, hist_write_fn write, void *arg)
+{
+	return hist_event_print_json_opts(ev, write, arg, NULL);
+}
+
+int hist_event_print_json_opts(hist_event *ev, hist_write_fn write, void *arg,
+			       const struct hist_print_opts *opts)
 {
 	unsigned i, n = hist_event_nr_hists(ev);
 	struct hist__sb sb;
@@ -340,7 +408,7 @@ int hist_event_print_json(hist_event *ev, hist_write_fn write, void *arg)
 		if (!r)
 			break;
 		hist__sb_puts(&sb, i ? ",\n  " : "\n  ");
-		put_hist(&sb, r);
+		ret = put_hist(&sb, r, opts);
 		hist_reader_destroy(r);
 	}
 	hist__sb_puts(&sb, n ? "\n]" : "]");

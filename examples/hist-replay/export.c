@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --openmetrics and --quantiles: the histograms as OpenMetrics text
+ * (libhist's hist_event_print_openmetrics(), the mapping in its man page),
+ * every event in one exposition ending in "# EOF", and the quantiles that
+ * --json and --openmetrics add.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+
+#define MAX_QUANTILES 32
+
+static double quantiles[MAX_QUANTILES];
+struct hist_print_opts replay_print_opts = { .prefix = "hist" };
+
+static int file_write(void *arg, const char *buf, size_t len)
+{
+	return fwrite(buf, 1, len, arg) == len ? 0 : -1;
+}
+
+int replay_parse_quantiles(const char *arg)
+{
+	const char *p = arg;
+	uint32_t n = 0;
+
+	while (*p) {
+		char *end;
+		double q;
+
+		errno = 0;
+		q = strtod(p, &end);
+		if (end == p || errno || !(q >= 0.0 && q <= 1.0) ||
+		    (*end && *end != ',') || n == MAX_QUANTILES) {
+			fprintf(stderr, "hist-replay: --quantiles: bad list at "
+				"column %zu of '%s' (up to %d numbers in [0, 1], "
+				"comma-separated)\n", (size_t)(p - arg) + 1, arg,
+				MAX_QUANTILES);
+			return -1;
+		}
+		quantiles[n++] = q;
+		p = *end ? end + 1 : end;
+	}
+	replay_print_opts.quantiles = quantiles;
+	replay_print_opts.nr_quantiles = n;
+	return 0;
+}
+
+/* --openmetrics's optional argument: none, or "text". */
+int replay_openmetrics_format(const char *arg)
+{
+	if (!arg)
+		return 0;
+	if (strcmp(arg, "text")) {
+		fprintf(stderr, "hist-replay: --openmetrics= wants 'text', got "
+			"'%s'\n", arg);
+		return -1;
+	}
+	replay_print_opts.flags |= HIST_PRINT_PROMETHEUS_TEXT;
+	return 0;
+}
+
+int replay_openmetrics(FILE *out, const struct replay_out_ev *evs, size_t n,
+		       struct hist_tracedat *td)
+{
+	struct hist_print_opts o = replay_print_opts, end = replay_print_opts;
+	uint32_t cpu, nr = td ? hist_tracedat_nr_cpus(td) : 0;
+	size_t i;
+
+	/* the recording's lost events are the host's losses */
+	end.flags |= HIST_PRINT_HOST_LOST;
+	for (cpu = 0; cpu < nr; cpu++)
+		end.host_lost += hist_tracedat_lost(td, cpu);
+	o.flags |= HIST_PRINT_NO_EOF;
+	for (i = 0; i < n; i++) {
+		if (hist_event_print_openmetrics(evs[i].ev, file_write, out, &o)) {
+			fprintf(stderr, "hist-replay: printing %s/%s failed\n",
+				evs[i].system, evs[i].name);
+			return -1;
+		}
+	}
+	return hist_print_openmetrics_eof(file_write, out, &end) ? -1 : 0;
+}
