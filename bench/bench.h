@@ -205,6 +205,8 @@ bool bench_supports_plain(const struct bench_workload *w, const char **why);
 /* The read-out and replay sections (readout.c, replay.c). */
 int bench_readout_section(uint32_t nkeys);
 int bench_replay_section(const char *self);
+/* perf.c: hist-replay over a perf.data beside perf script | awk */
+int bench_perf_section(const char *self);
 
 /* Parse a `hist` file's text: entries, hitcounts, the VAL_NAME column and
  * Totals into O.  0, or -1 with *why set (c_libhist.c). */

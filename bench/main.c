@@ -688,6 +688,7 @@ int main(int argc, char **argv)
 		{ "callgrind", no_argument, NULL, 'g' },
 		{ "readout", no_argument, NULL, 'R' },
 		{ "replay", no_argument, NULL, 'P' },
+		{ "perf", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -696,6 +697,7 @@ int main(int argc, char **argv)
 	int rounds = (int)env_size("BENCH_ROUNDS", 5);
 	const char *wsel = getenv("BENCH_WORKLOADS"), *csel = getenv("BENCH_CONTENDERS");
 	bool once = false, cg = false, only_readout = false, only_replay = false;
+	bool only_perf = false;
 	int opt, wi, failed = 0;
 
 	while ((opt = getopt_long(argc, argv, "n:r:w:c:h", lopts, NULL)) != -1) {
@@ -724,9 +726,12 @@ int main(int argc, char **argv)
 		case 'P':
 			only_replay = true;
 			break;
+		case 'F':
+			only_perf = true;
+			break;
 		default:
 			fprintf(stderr, "usage: %s [-n events] [-r rounds] [-w wl,..] "
-				"[-c contender,..] [--once|--callgrind|--readout|--replay]\n"
+				"[-c contender,..] [--once|--callgrind|--readout|--replay|--perf]\n"
 				"workloads:", argv[0]);
 			for (wi = 0; wi < NR_WORKLOADS; wi++)
 				fprintf(stderr, " %s", workloads[wi].name);
@@ -781,6 +786,8 @@ int main(int argc, char **argv)
 		return bench_readout_section(1000000);
 	if (only_replay)
 		return bench_replay_section(argv[0]);
+	if (only_perf)
+		return bench_perf_section(argv[0]);
 
 	if (!n)
 		n = 10000000;
@@ -793,5 +800,7 @@ int main(int argc, char **argv)
 		failed |= bench_readout_section(1000000);
 	if (env_size("BENCH_REPLAY", 1))
 		failed |= bench_replay_section(argv[0]);
+	if (env_size("BENCH_PERF", 1))
+		failed |= bench_perf_section(argv[0]);
 	return failed;
 }

@@ -299,7 +299,10 @@ int hist_tracedat_stack(const struct hist_tracedat *td, uint64_t *ips, unsigned 
 /*
  * The comm of task PID at time TS as perf's COMM and FORK records tell it
  * (perf.data only): 1 and COMM, or 0 if they say nothing about PID then
- * (fall back to hist_tracedat_cmdline()).  Read-only: any thread.
+ * (fall back to hist_tracedat_cmdline()).  The records are read with the
+ * samples, so TS is the time of a record hist_tracedat_next() returned
+ * (the current one or an earlier one); the call belongs to the thread of
+ * the record stream.
  */
 int hist_tracedat_comm_at(const struct hist_tracedat *td, int32_t pid, uint64_t ts,
 			  char comm[16]);
