@@ -78,6 +78,9 @@ struct live_host;
 
 struct live_host *host_create(struct live_tfs *t);
 void host_free(struct live_host *h);
+/* The time the comm cache ages by (a second's resolution), read once
+ * per drain instead of per hit. */
+void host_tick(struct live_host *h);
 /* The libhist host callbacks, with the live_host as data. */
 void host_fill(struct live_host *h, struct hist_host *out);
 /* After the triggers are in: the events that have triggers (their IDs

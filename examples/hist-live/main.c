@@ -470,6 +470,12 @@ static void feed(void *arg, const struct hist_ftrace_record *rec)
 	hist_event_hit(ev, rec->data, rec->len, &hit);
 }
 
+static long drain(struct state *st, int final)
+{
+	host_tick(st->host);
+	return ring_drain(st->ring, final, feed, st);
+}
+
 static int cmp_bound(const void *a, const void *b)
 {
 	const struct hist_event_desc *x = hist_event_desc(*(hist_event *const *)a);
@@ -826,7 +832,7 @@ static int start_tracing(struct state *st)
 		return ret;
 	/* wake the reader at half full: the other half is its time to
 	 * read (-i and the end read whatever is there) */
-	if ((ret = set_file(st, "buffer_percent", "50")))
+	if ((ret = set_file(st, "buffer_percent", "20")))
 		return ret;
 	if (clock && (ret = set_file(st, "trace_clock", clock)))
 		return ret;
@@ -1006,7 +1012,7 @@ static int loop(struct state *st)
 		if (st->duration && t - st->start >= st->duration)
 			break;
 		if (next && t >= next) {
-			if (ring_drain(st->ring, 0, feed, st) < 0 || print_all(st, 0)) {
+			if (drain(st, 0) < 0 || print_all(st, 0)) {
 				ret = -1;
 				break;
 			}
@@ -1048,7 +1054,7 @@ static int loop(struct state *st)
 		for (i = 0; i < nr_cpu; i++)
 			if (fds[i].revents)
 				break;
-		if (i < nr_cpu && ring_drain(st->ring, 0, feed, st) < 0) {
+		if (i < nr_cpu && drain(st, 0) < 0) {
 			ret = -1;
 			break;
 		}
@@ -1056,7 +1062,7 @@ static int loop(struct state *st)
 	free(fds);
 	/* the last records: stop the buffer, then read all that is left */
 	tfs_write(&st->tfs, "tracing_on", "0", 1);
-	if (ring_drain(st->ring, 1, feed, st) < 0)
+	if (drain(st, 1) < 0)
 		ret = -1;
 	return ret;
 }
