@@ -4,7 +4,9 @@
  * know about the running system.
  *
  *   find_event    events/SYSTEM/EVENT/format, parsed by libhist-ftrace
- *   comm          /proc/PID/comm, cached for a second per pid
+ *   comm          /proc/PID/comm, cached for a second per pid; for a
+ *                 task that is gone, its last name seen, else the
+ *                 kernel's saved_cmdlines
  *   sym           /proc/kallsyms, loaded on first use (.sym, .sym-offset)
  *   syscall_name  the x86_64 table hist-replay uses
  *   set_clock     the instance's trace_clock (clock= of a trigger)
@@ -44,6 +46,9 @@ struct live_host {
 	int syms_loaded;
 	char *clock;
 	uint64_t now;		/* host_tick()'s second: no clock call per hit */
+	struct comm_slot *cmdlines;		/* saved_cmdlines, as of ... */
+	size_t nr_cmdlines, cap_cmdlines;
+	uint64_t cmdlines_at;			/* ... this second */
 	struct comm_slot comms[COMM_CACHE];
 };
 
@@ -91,6 +96,53 @@ static uint64_t now_sec(void)
 	return (uint64_t)ts.tv_sec;
 }
 
+/* saved_cmdlines ("PID COMM" lines): the kernel keeps the names of the
+ * tasks whose events it recorded, as the kernel's .execname uses them.
+ * Read again at most once a second. */
+static int saved_comm(struct live_host *h, int32_t pid, char out[16])
+{
+	size_t i;
+
+	if (!h->cmdlines || h->cmdlines_at != h->now) {
+		char *text = tfs_read(h->tfs, "saved_cmdlines", 0, NULL);
+		char *line, *save = NULL;
+		size_t n = 0;
+
+		h->cmdlines_at = h->now;
+		h->nr_cmdlines = 0;
+		for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			int p, k = 0;
+
+			if (sscanf(line, "%d %n", &p, &k) != 1 || !k)
+				continue;
+			if (n == h->cap_cmdlines) {
+				size_t cap = n ? 2 * n : 256;
+				struct comm_slot *v = realloc(h->cmdlines,
+							      cap * sizeof(*v));
+
+				if (!v)
+					break;
+				h->cmdlines = v;
+				h->cap_cmdlines = cap;
+			}
+			h->cmdlines[n].pid = p;
+			snprintf(h->cmdlines[n].comm, 16, "%s", line + k);
+			n++;
+		}
+		h->nr_cmdlines = n;
+		free(text);
+	}
+	for (i = 0; i < h->nr_cmdlines; i++) {
+		if (h->cmdlines[i].pid == pid &&
+		    strcmp(h->cmdlines[i].comm, "<...>")) {
+			memcpy(out, h->cmdlines[i].comm, 16);
+			return 0;
+		}
+	}
+	return -1;
+}
+
 static int comm(void *data, int32_t pid, char out[16])
 {
 	struct live_host *h = data;
@@ -108,8 +160,15 @@ static int comm(void *data, int32_t pid, char out[16])
 	}
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	f = fopen(path, "r");
-	if (!f)
-		return -1;
+	if (!f) {
+		/* gone: the name it had when last seen, else the one the
+		 * kernel saved when it recorded its events */
+		if (s->pid == pid) {
+			memcpy(out, s->comm, 16);
+			return 0;
+		}
+		return saved_comm(h, pid, out);
+	}
 	n = fread(s->comm, 1, 15, f);
 	fclose(f);
 	while (n && (s->comm[n - 1] == '\n'))
@@ -256,6 +315,7 @@ void host_free(struct live_host *h)
 	free(h->bound);
 	free(h->by_id);
 	free(h->syms);
+	free(h->cmdlines);
 	free(h->clock);
 	free(h);
 }
