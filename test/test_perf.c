@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "hist_ftrace.h"
@@ -295,6 +296,81 @@ static void test_syscall_hist_vs_perf(void)
 		if (want[k] != got[k])
 			T_FAILF("syscall %d: libhist %llu, perf script %llu", k,
 				(unsigned long long)got[k], (unsigned long long)want[k]);
+}
+
+/*
+ * The same events recorded at once by perf and by trace-cmd (clock mono
+ * on both, trace-cmd in an instance): a workload that runs only while
+ * both record is in both files whole, so the same triggers over its
+ * events must print the same histograms.  Needs root, perf, trace-cmd and
+ * tracefs; otherwise SKIP.
+ */
+static void test_pair_live(void)
+{
+	static const char *const trig[][2] = {
+		{ "raw_syscalls/sys_enter", "hist:keys=id.syscall:vals=hitcount:sort=id" },
+		{ "raw_syscalls/sys_enter", "hist:keys=common_pid.execname,id:vals=hitcount:sort=id" },
+		{ "sched/sched_switch", "hist:keys=prev_comm,next_comm:vals=hitcount:sort=prev_comm,next_comm" },
+	};
+	char dir[] = "/tmp/test_perf.XXXXXX", cmd[4096], path[2][256], err[512];
+	char *out[2] = { NULL, NULL };
+	int k, i;
+
+	if (geteuid() || system("perf version >/dev/null 2>&1 && command -v trace-cmd "
+				">/dev/null 2>&1 && test -d /sys/kernel/tracing/events")) {
+		printf("# SKIP perf/trace-cmd pair: needs root, perf, trace-cmd and tracefs\n");
+		return;
+	}
+	if (!mkdtemp(dir)) {
+		T_FAILF("mkdtemp");
+		return;
+	}
+	snprintf(path[0], sizeof(path[0]), "%s/pair.perf.data", dir);
+	snprintf(path[1], sizeof(path[1]), "%s/pair.dat", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && cp /bin/dd ./hwpair && "
+		 "(trace-cmd record -q -k -d --no-filter -B hwpair$$ -C mono -o pair.dat "
+		 "-e raw_syscalls:sys_enter -f 'common_pid != 0 && comm == \"hwpair\"' "
+		 "-e sched:sched_switch -f 'prev_comm == \"hwpair\" || next_comm == \"hwpair\"' "
+		 "sleep 2 >/dev/null 2>&1 & tc=$!; "
+		 "perf record -q -B -N --synth=task -a -k mono -o pair.perf.data "
+		 "-e raw_syscalls:sys_enter --filter 'comm == \"hwpair\"' "
+		 "-e sched:sched_switch --filter 'prev_comm == \"hwpair\" || next_comm == \"hwpair\"' -- "
+		 "sh -c 'sleep 0.6; for i in 1 2 3 4 5; do ./hwpair if=/dev/zero of=/dev/null "
+		 "bs=512 count=40 2>/dev/null; done; sleep 0.3' >/dev/null 2>&1; r=$?; "
+		 "wait $tc; t=$?; rmdir /sys/kernel/tracing/instances/hwpair$$ 2>/dev/null; "
+		 "exit $((r | t)))",
+		 dir);
+	if (system(cmd)) {
+		printf("# SKIP perf/trace-cmd pair: recording failed here\n");
+		goto out;
+	}
+	for (k = 0; k < 2; k++) {
+		struct replay_opts o = { 0 };
+		struct replay *r = replay_open(path[k], &o, err, sizeof(err));
+		struct replay_buf b = { 0 };
+
+		if (!r) {
+			T_FAILF("%s: %s", path[k], err);
+			goto out;
+		}
+		for (i = 0; i < 3; i++)
+			T_EQ(replay_write(r, trig[i][0], trig[i][1]), 0);
+		T_EQ(replay_run(r), 0);
+		for (i = 0; i < (int)replay_nr_events(r); i++)
+			hist_event_print_hist(replay_event(r, (size_t)i, NULL, NULL),
+					      replay_buf_write, &b);
+		replay_close(r);
+		out[k] = b.s;
+	}
+	T_ASSERT(out[0] && strstr(out[0], "sys_write") && strstr(out[0], "hwpair"));
+	T_STREQ(out[0], out[1]);
+out:
+	free(out[0]);
+	free(out[1]);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		printf("# could not remove %s\n", dir);
 }
 
 /* .execname from COMM records: an exec'd task has its new name at its
@@ -652,6 +728,7 @@ int main(void)
 	T_RUN(test_counts_vs_perf_script);
 	T_RUN(test_lost_vs_perf);
 	T_RUN(test_syscall_hist_vs_perf);
+	T_RUN(test_pair_live);
 	T_RUN(test_comm_at_exec);
 	T_RUN(test_comm_at_switch);
 	T_RUN(test_stack);
