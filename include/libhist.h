@@ -463,7 +463,8 @@ typedef int (*hist_write_fn)(void *arg, const char *buf, size_t len);
 int hist_event_print_hist(hist_event *ev, hist_write_fn write, void *arg);
 /* The event's `trigger` file. */
 int hist_event_print_triggers(hist_event *ev, hist_write_fn write, void *arg);
-/* The event's `hist_debug` file (CONFIG_HIST_TRIGGERS_DEBUG layout). */
+/* The event's `hist_debug` file (CONFIG_HIST_TRIGGERS_DEBUG layout, and
+ * a "hit variant:" line per trigger). */
 int hist_event_print_hist_debug(hist_event *ev, hist_write_fn write,
 				void *arg);
 /* The `error_log` file (at most 8 entries, oldest first). */
