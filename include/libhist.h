@@ -329,8 +329,8 @@ struct hist_ctx_opts {
  * and entries print.  Any other version behaves as the nearest of those
  * at or below it (6.6 as 6.1, 6.18 as 6.12; older ones as 6.1).
  * HIST_KERNEL_LATEST is the newest language libhist knows: every command
- * a measured kernel accepts (6.1's .percent/.graph on values too), logged
- * and printed as the newest measured kernel does.
+ * libhist implements (6.1's .percent/.graph on values, 6.16's common_comm
+ * too), logged and printed as the newest measured kernel does.
  */
 #define HIST_KERNEL(major, minor) \
 	(((uint32_t)(major) << 16) | ((uint32_t)(minor) << 8))

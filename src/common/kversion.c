@@ -24,12 +24,13 @@ static const uint32_t col_version[NR_COLS - 1] = {
 
 static const struct hist__kv_cell table[HIST__KV_NR][NR_COLS] = {
 	/*
-	 * vals=hitcount.percent: 6.1 knows hitcount only as the bare word of
-	 * vals= and sort=, so with a modifier it is a field it cannot find
-	 * (caret at "hitcount"); 6.12 rejects the modifier (next row).
-	 * b57-hitcount-percent.
+	 * 6.1 knows hitcount only as the bare word of vals= and sort=: with
+	 * a modifier, as a key (and so as a variable or operand) it is a
+	 * field it cannot find (caret at "hitcount"); 6.12 has the field
+	 * (vals=hitcount.hex, keys=hitcount), but rejects .percent/.graph
+	 * on it (next row).  b57-hitcount-percent, k12-newer-vals.
 	 */
-	[HIST__KV_HITCOUNT_MOD] = {
+	[HIST__KV_HITCOUNT_FIELD] = {
 		REJECT(FIELD_NOT_FOUND, FIELD), NEW, NEW },
 	/*
 	 * .percent and .graph on values: 6.1 has them (a Debian 6.1.y
@@ -82,6 +83,34 @@ static const struct hist__kv_cell table[HIST__KV_NR][NR_COLS] = {
 	 * b74-filter-unquoted-path, b77-filter-too-many-close.
 	 */
 	[HIST__KV_TRIGGER_FILTER_LOG] = {
+		OLD, NEW, NEW },
+	/*
+	 * common_comm and the aliases comm/COMM (for events without a comm
+	 * field) came with 6.16: neither measured kernel has them.
+	 * k05-alias-comm.
+	 */
+	[HIST__KV_COMM_FIELD] = {
+		REJECT(FIELD_NOT_FOUND, FIELD), REJECT(FIELD_NOT_FOUND, FIELD), NEW },
+	/*
+	 * keys=STACKTRACE: 6.1 knows only the lower-case word.  6.12 finds
+	 * the generic field STACKTRACE and reads it as a FIELD.stacktrace:
+	 * labelled STACKTRACE.stacktrace, every stack empty, so all hits
+	 * share one entry.  k03-alias-stacktrace.
+	 */
+	[HIST__KV_STACKTRACE_UPPER] = {
+		REJECT(FIELD_NOT_FOUND, FIELD), NEW, NEW },
+	/*
+	 * CPUS{list} in filters (6.6): to 6.1 the value is no number
+	 * ("Invalid value (did you forget quotes)?"; a trigger's filter
+	 * fails with EINVAL, unlogged).  k13-newer-filters.
+	 */
+	[HIST__KV_FILTER_CPUS] = {
+		OLD, NEW, NEW },
+	/*
+	 * FIELD.function (6.3): to 6.1 the '.' ends the field name where an
+	 * operator must follow ("Invalid operator").  k13-newer-filters.
+	 */
+	[HIST__KV_FILTER_FUNCTION] = {
 		OLD, NEW, NEW },
 };
 

@@ -11,9 +11,9 @@
  * test/conformance/cases and cases-6.12) and "latest" (kernel == 0).  A
  * version between two recorded ones behaves as the nearest recorded one
  * below it (6.6 as 6.1, 6.18 as 6.12), a version below 6.1 as 6.1.
- * "latest" is the newest language libhist knows: every command that a
- * recorded kernel accepts (6.1's .percent/.graph on values too), printed
- * and logged as the newest recorded kernel does.
+ * "latest" is the newest language libhist knows: every command libhist
+ * implements (6.1's .percent/.graph on values, 6.16's common_comm),
+ * printed and logged as the newest recorded kernel does.
  *
  * Depends on nothing but libhist.h: every layer may ask.
  */
@@ -27,7 +27,8 @@
 
 /* The rows of the table (kversion.c has each one's cases). */
 enum hist__kv_row {
-	HIST__KV_HITCOUNT_MOD,		/* hitcount with a modifier */
+	HIST__KV_HITCOUNT_FIELD,	/* hitcount as a field: with a modifier,
+					   as a key, variable or operand */
 	HIST__KV_VAL_PERCENT,		/* .percent / .graph on a value */
 	HIST__KV_NOHITCOUNT,		/* :nohitcount, :NOHC */
 	HIST__KV_COMMON_STACKTRACE,	/* the field common_stacktrace */
@@ -37,6 +38,10 @@ enum hist__kv_row {
 					   common_stacktrace */
 	HIST__KV_TRIGGER_FILTER_LOG,	/* a trigger's filter errors go to
 					   error_log */
+	HIST__KV_COMM_FIELD,		/* common_comm, comm, COMM in hists */
+	HIST__KV_STACKTRACE_UPPER,	/* the alias STACKTRACE */
+	HIST__KV_FILTER_CPUS,		/* filters: FIELD op CPUS{list} */
+	HIST__KV_FILTER_FUNCTION,	/* filters: FIELD.function == SYMBOL */
 	HIST__KV_NR
 };
 

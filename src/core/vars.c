@@ -133,6 +133,17 @@ static bool has_operator(const char *s, size_t n)
 	return false;
 }
 
+/* The length of S up to its first binary operator (N if none). */
+static size_t first_operator(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] == '+' || s[i] == '-' || s[i] == '*' || s[i] == '/')
+			return i;
+	return n;
+}
+
 bool hist__local_field_var(struct hist__fctx *fc, const char *sys, size_t slen,
 			   const char *evn, size_t elen, const char *var,
 			   size_t vlen, const char **field, size_t *flen)
@@ -151,6 +162,15 @@ bool hist__local_field_var(struct hist__fctx *fc, const char *sys, size_t slen,
 		if (fc->defs[i].name_n != vlen - 1 ||
 		    memcmp(fc->defs[i].name, var + 1, vlen - 1))
 			continue;
+		/*
+		 * The kernel splits a parsed expression's text in place at
+		 * its operators, down to the first one: a later $x reads
+		 * what is left, the first operand (k10-varref-trigger-info:
+		 * l3=common_timestamp.usecs-$ts0,al=$l3 gives
+		 * al=common_timestamp.usecs).
+		 */
+		if (i < fc->nr_split_defs && en && e[0] != '-' && e[0] != '$')
+			en = first_operator(e, en);
 		if (has_operator(e, en) || (en && e[0] == '$'))
 			continue;
 		*field = e;
@@ -158,6 +178,32 @@ bool hist__local_field_var(struct hist__fctx *fc, const char *sys, size_t slen,
 		return true;
 	}
 	return false;
+}
+
+/*
+ * The kernel keeps one reference per variable and hist: a later $x (or
+ * sys.event.$x) is the first one, so it prints as the first was spelled
+ * (k10-varref-trigger-info: r=sched.sched_waking.$p0*2 after q=$p0+...
+ * prints r=$p0*2).
+ */
+static int share_spelling(struct hist__field *ref, const struct hist__field *first)
+{
+	char *sys = NULL, *evn = NULL;
+
+	if (first->ref_system) {
+		sys = hist__strdup(first->ref_system);
+		evn = hist__strdup(first->ref_event);
+		if (!sys || !evn) {
+			hist__free(sys);
+			hist__free(evn);
+			return -HIST_ENOMEM;
+		}
+	}
+	hist__free(ref->ref_system);
+	hist__free(ref->ref_event);
+	ref->ref_system = sys;
+	ref->ref_event = evn;
+	return 0;
 }
 
 int hist__hist_add_ref(struct hist__hist *h, struct hist__field *ref)
@@ -168,7 +214,7 @@ int hist__hist_add_ref(struct hist__hist *h, struct hist__field *ref)
 		if (h->refs[i]->ref_hist == ref->ref_hist &&
 		    h->refs[i]->ref_var_idx == ref->ref_var_idx) {
 			ref->ref_idx = (int32_t)i;
-			return 0;
+			return share_spelling(ref, h->refs[i]);
 		}
 	}
 	if (h->nr_refs == HIST__REFS_MAX)

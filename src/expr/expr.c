@@ -348,6 +348,11 @@ static bool int_size_ok(uint32_t size)
 	return size == 1 || size == 2 || size == 4 || size == 8;
 }
 
+/* The generic field STACKTRACE as 6.12's hists see it (kversion.c). */
+static const struct hist_field_desc generic_stacktrace = {
+	"STACKTRACE", "unsigned long[]", 0, 0, 0, HIST_FIELD_ARRAY
+};
+
 /* Modifier text after the first '.' of an atom. */
 /* The kernel version whose language this command is parsed in. */
 static uint32_t fc_kernel(const struct hist__fctx *fc)
@@ -469,8 +474,8 @@ static struct hist__field *parse_plain(struct hist__fctx *fc, const char *s,
 		f->size = 4;
 		f->type = hist__strdup("unsigned int");
 	} else if (span_eq(s, nlen, "hitcount")) {
-		if (flags && kv_rejects(fc, HIST__KV_HITCOUNT_MOD, s, nlen,
-					dot + 1, n - nlen - 1)) {
+		if ((flags || fc->in_expr || (fc->flags & (HIST__F_KEY | HIST__F_VAR))) &&
+		    kv_rejects(fc, HIST__KV_HITCOUNT_FIELD, s, nlen, NULL, 0)) {
 			hist__field_free(f);
 			return NULL;
 		}
@@ -487,6 +492,10 @@ static struct hist__field *parse_plain(struct hist__fctx *fc, const char *s,
 		f->size = HIST__STACK_MAX * 8;
 		f->type = hist__strdup("unsigned long[]");
 	} else if (span_eq(s, nlen, "common_comm")) {
+		if (kv_rejects(fc, HIST__KV_COMM_FIELD, s, nlen, NULL, 0)) {
+			hist__field_free(f);
+			return NULL;
+		}
 		f->flags |= HIST__F_COMM | HIST__F_STRING;
 		f->str = str_comm;
 		f->fn = ev_str_addr;
@@ -530,13 +539,23 @@ static struct hist__field *parse_plain(struct hist__fctx *fc, const char *s,
 		f->size = 4;
 		f->type = hist__strdup("unsigned int");
 	} else if (span_eq(s, nlen, "stacktrace") || span_eq(s, nlen, "STACKTRACE")) {
+		if (s[0] == 'S' &&
+		    kv_rejects(fc, HIST__KV_STACKTRACE_UPPER, s, nlen, NULL, 0)) {
+			hist__field_free(f);
+			return NULL;
+		}
 		if (!(fc->flags & HIST__F_KEY) &&
 		    kv_rejects(fc, HIST__KV_STACKTRACE_NOT_KEY, s, nlen, NULL, 0)) {
 			hist__field_free(f);
 			return NULL;
 		}
-		if ((fc->flags & HIST__F_KEY) &&
-		    hist__kv_new(fc_kernel(fc), HIST__KV_STACKTRACE_LABEL)) {
+		if (s[0] == 'S') {
+			/* 6.12: the generic field STACKTRACE read as a
+			 * FIELD.stacktrace of no bytes, so every stack is
+			 * empty (k03-alias-stacktrace) */
+			f->ef = &generic_stacktrace;
+		} else if ((fc->flags & HIST__F_KEY) &&
+			   hist__kv_new(fc_kernel(fc), HIST__KV_STACKTRACE_LABEL)) {
 			hist__free(f->name);
 			f->name = hist__strdup("common_stacktrace");
 			if (!f->name)
@@ -546,6 +565,10 @@ static struct hist__field *parse_plain(struct hist__fctx *fc, const char *s,
 		f->size = HIST__STACK_MAX * 8;
 		f->type = hist__strdup("unsigned long[]");
 	} else if (span_eq(s, nlen, "comm") || span_eq(s, nlen, "COMM")) {
+		if (kv_rejects(fc, HIST__KV_COMM_FIELD, s, nlen, NULL, 0)) {
+			hist__field_free(f);
+			return NULL;
+		}
 		f->flags |= HIST__F_COMM | HIST__F_STRING;
 		f->str = str_comm;
 		f->fn = ev_str_addr;
@@ -624,7 +647,7 @@ static struct hist__field *parse_ref(struct hist__fctx *fc, const char *sys,
 	struct hist__field *f;
 	const struct hist__field *vf;
 	struct hist__hist *def;
-	int idx;
+	int idx, ret;
 
 	if (!vlen || var[0] != '$')
 		return NULL;
@@ -657,9 +680,13 @@ static struct hist__field *parse_ref(struct hist__fctx *fc, const char *sys,
 		goto nomem;
 	f->fn = ev_ref;
 	f->str = (f->flags & HIST__F_STRING) ? str_ref : NULL;
-	if (fc->vars->add_ref(fc, f)) {
+	ret = fc->vars->add_ref(fc, f);
+	if (ret) {
 		hist__field_free(f);
-		set_err(fc, -HIST_EINVAL, HIST_ERR_VAR_NOT_FOUND, var + 1, vlen - 1);
+		if (ret == -HIST_ENOMEM)
+			set_err(fc, -HIST_ENOMEM, -1, NULL, 0);
+		else
+			set_err(fc, -HIST_EINVAL, HIST_ERR_VAR_NOT_FOUND, var + 1, vlen - 1);
 		return NULL;
 	}
 	return f;
@@ -950,6 +977,28 @@ static struct hist__field *parse_expr(struct hist__fctx *fc, const char *s,
 	return parse_binary(fc, s, n, op, sep);
 }
 
+/*
+ * An expression is named by its text as the trigger info prints it: the
+ * label of an expression key in the entries (k11-expr-trigger-info:
+ * { bytes_req/64: 2 }) and the name sort= finds it by.  The printed text
+ * is never longer than the parsed one but for $sys.event.var spellings
+ * and constants, hence the slack.
+ */
+static int name_expr(struct hist__field *f, size_t n)
+{
+	struct hist__sb sb;
+	size_t cap = 2 * n + 64;
+	char *name = hist__zalloc(cap);
+
+	if (!name)
+		return -1;
+	hist__sb_init_buf(&sb, name, cap);
+	hist__field_print(&sb, f);
+	hist__sb_finish(&sb);
+	f->name = name;
+	return 0;
+}
+
 struct hist__field *hist__field_parse(struct hist__fctx *fc, const char *text,
 				      size_t n)
 {
@@ -958,6 +1007,11 @@ struct hist__field *hist__field_parse(struct hist__fctx *fc, const char *text,
 	fc->n_subexprs = 0;
 	fc->in_expr = false;
 	f = parse_expr(fc, text, n);
+	if (f && (f->flags & HIST__F_EXPR) && !f->name && name_expr(f, n)) {
+		hist__field_free(f);
+		set_err(fc, -HIST_ENOMEM, -1, NULL, 0);
+		return NULL;
+	}
 	if (f && (fc->flags & HIST__F_VAR) && !(f->flags & HIST__F_ALIAS))
 		f->flags |= HIST__F_VAR;
 	return f;
@@ -1019,10 +1073,10 @@ const char *hist__field_name(const struct hist__field *f)
 		return f->ef->name;
 	if (f->flags & (HIST__F_LOG2 | HIST__F_BUCKET | HIST__F_ALIAS))
 		return hist__field_name(f->operands[0]);
+	if (f->name)	/* common_cpu, or the alias cpu/CPU as written */
+		return f->name;
 	if (f->flags & HIST__F_CPU)
 		return "common_cpu";
-	if (f->name)
-		return f->name;
 	if (f->flags & HIST__F_TIMESTAMP)
 		return "common_timestamp";
 	if (f->flags & HIST__F_HITCOUNT)
@@ -1039,13 +1093,15 @@ static void print_operand(struct hist__sb *sb, const struct hist__field *f)
 		return;
 	}
 	if (f->flags & HIST__F_VAR_REF) {
+		/* 6.1 and 6.12 both print a qualified reference as
+		 * $system.event.var (k10-varref-trigger-info) */
+		hist__sb_putc(sb, '$');
 		if (f->ref_system) {
 			hist__sb_puts(sb, f->ref_system);
 			hist__sb_putc(sb, '.');
 			hist__sb_puts(sb, f->ref_event);
 			hist__sb_putc(sb, '.');
 		}
-		hist__sb_putc(sb, '$');
 		hist__sb_puts(sb, f->name);
 		return;
 	}
@@ -1081,6 +1137,20 @@ void hist__field_print(struct hist__sb *sb, const struct hist__field *f)
 	}
 	if (f->flags & HIST__F_ALIAS) {
 		print_operand(sb, f->operands[0]);
+		return;
+	}
+	if ((f->flags & HIST__F_CPU) && !(f->flags & HIST__F_EXPR)) {
+		/* keys, values, variables and sort keys name the cpu
+		 * common_cpu whatever alias made it; entries and expressions
+		 * use the alias as written (k01-alias-cpu-key,
+		 * k02-alias-cpu-val-var) */
+		const char *fs = flags_str(f);
+
+		hist__sb_puts(sb, "common_cpu");
+		if (fs) {
+			hist__sb_putc(sb, '.');
+			hist__sb_puts(sb, fs);
+		}
 		return;
 	}
 	print_operand(sb, f);

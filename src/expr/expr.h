@@ -156,6 +156,10 @@ struct hist__fctx {
 		size_t name_n, expr_n;
 	} defs[16];
 	uint32_t nr_defs;
+	/* defs[0..nr_split_defs) are parsed: the kernel parses an
+	 * expression in place, cutting its text at the operators, and a
+	 * later $x of this command reads that cut text */
+	uint32_t nr_split_defs;
 	/* this command's action texts (onmatch(...)...) */
 	const char *action_text[8];
 	size_t action_n[8];

@@ -31,6 +31,7 @@
  * strings.
  */
 #include "filter/filter_int.h"
+#include "common/kversion.h"
 
 static const char *const op_text[OP_COUNT] = {
 	"~", "!=", "==", "<=", "<", ">=", ">", "&",
@@ -671,6 +672,12 @@ static int parse_number(struct pctx *q)
 	return 0;
 }
 
+/* The kernel version whose filter language EV's filters are in. */
+static uint32_t filter_kernel(const struct fparse *p)
+{
+	return p->ev ? p->ev->kernel : HIST_KERNEL_LATEST;
+}
+
 /*
  * Parse the predicate at STR[AT] into PRED.  Returns the number of bytes
  * it spans, or a negative errno with p->err filled.
@@ -696,7 +703,8 @@ static int parse_pred(struct fparse *p, uint32_t at, struct fpred *pred)
 	/* .ustring: user memory is as far away as kernel memory here */
 	if (has_prefix(str + q.i, ".ustring"))
 		q.i += 8;
-	if (has_prefix(str + q.i, ".function")) {
+	if (has_prefix(str + q.i, ".function") &&
+	    hist__kv_new(filter_kernel(p), HIST__KV_FILTER_FUNCTION)) {
 		function = true;
 		q.i += 9;
 	}
@@ -715,7 +723,8 @@ static int parse_pred(struct fparse *p, uint32_t at, struct fpred *pred)
 
 	if (function)
 		ret = parse_function(&q);
-	else if (has_prefix(str + q.i, "CPUS"))
+	else if (has_prefix(str + q.i, "CPUS") &&
+		 hist__kv_new(filter_kernel(p), HIST__KV_FILTER_CPUS))
 		ret = parse_cpus(&q);
 	else if (str[q.i] == '\'' || str[q.i] == '"')
 		ret = parse_string(&q);

@@ -313,6 +313,7 @@ static int create_vars(struct hist__fctx *fc, bool remove)
 			return -HIST_EINVAL;
 		}
 		fc->flags = HIST__F_VAR;
+		fc->nr_split_defs = i;
 		f = hist__field_parse(fc, fc->defs[i].expr, fc->defs[i].expr_n);
 		if (!f)
 			return fc->err->code ? fc->err->code : -HIST_EINVAL;
@@ -324,6 +325,7 @@ static int create_vars(struct hist__fctx *fc, bool remove)
 					fc->defs[i].expr_n))
 			return -HIST_EINVAL;
 	}
+	fc->nr_split_defs = fc->nr_defs;
 	return 0;
 }
 
@@ -449,6 +451,12 @@ static int create_sort_keys(struct hist__fctx *fc, const struct attrs *a)
 			}
 		}
 		for (j = 0; !found && j < h->nr_keys; j++) {
+			/* the key stacktrace has no name to sort by; 6.12 names
+			 * it common_stacktrace (k03-alias-stacktrace) */
+			if ((h->keys[j]->flags & HIST__F_STACKTRACE) &&
+			    !h->keys[j]->ef && eq("stacktrace", 10,
+						  hist__field_name(h->keys[j])))
+				continue;
 			if (eq(s, nlen, hist__field_name(h->keys[j]))) {
 				sk->key_idx = (int32_t)j;
 				found = true;
