@@ -14,6 +14,12 @@ static void print_var(struct hist__sb *sb, const struct hist__field *f)
 {
 	hist__sb_puts(sb, f->var_name);
 	hist__sb_putc(sb, '=');
+	/* a variable of FIELD.stacktrace prints as FIELD
+	 * (k14-newer-keys, 6.12) */
+	if ((f->flags & HIST__F_STACKTRACE) && f->ef && !(f->flags & HIST__F_EXPR)) {
+		hist__sb_puts(sb, hist__field_name(f));
+		return;
+	}
 	hist__field_print(sb, f);
 }
 
@@ -388,6 +394,18 @@ void hist__hist_print_key(struct hist__sb *sb, const struct hist__hist *h,
 
 		if (i)
 			hist__sb_puts(sb, ", ");
+		if ((k->flags & (HIST__F_STACKTRACE | HIST__F_HEX)) ==
+		    (HIST__F_STACKTRACE | HIST__F_HEX) && !k->ef) {
+			/* common_stacktrace.hex: the first frame, in hex
+			 * (k14-newer-keys, 6.12) */
+			uint64_t v;
+
+			memcpy(&v, slot, 8);
+			hist__sb_puts(sb, k->name ? k->name : "stacktrace");
+			hist__sb_puts(sb, ": ");
+			hist__sb_hex(sb, v, 0, ' ');
+			continue;
+		}
 		if (k->flags & HIST__F_STACKTRACE) {
 			if (k->ef) {
 				hist__sb_puts(sb, hist__field_name(k));
