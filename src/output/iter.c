@@ -192,7 +192,10 @@ static void fill_key(const struct hist__hist *h, uint32_t i, const uint8_t *key,
 
 	memset(out, 0, sizeof(*out));
 	out->is_signed = k->is_signed;
-	if (k->flags & HIST__F_STACKTRACE) {
+	/* common_stacktrace.hex prints its first frame as a number
+	 * (output.c) */
+	if ((k->flags & HIST__F_STACKTRACE) &&
+	    !(!k->ef && (k->flags & HIST__F_HEX))) {
 		fill_stack(h, k, slot, out, kb);
 		return;
 	}

@@ -398,12 +398,9 @@ void hist__hist_print_key(struct hist__sb *sb, const struct hist__hist *h,
 		    (HIST__F_STACKTRACE | HIST__F_HEX) && !k->ef) {
 			/* common_stacktrace.hex: the first frame, in hex
 			 * (k14-newer-keys, 6.12) */
-			uint64_t v;
-
-			memcpy(&v, slot, 8);
 			hist__sb_puts(sb, k->name ? k->name : "stacktrace");
 			hist__sb_puts(sb, ": ");
-			hist__sb_hex(sb, v, 0, ' ');
+			hist__key_print_value(sb, h, k, slot, comm);
 			continue;
 		}
 		if (k->flags & HIST__F_STACKTRACE) {
