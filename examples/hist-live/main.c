@@ -1270,12 +1270,15 @@ int main(int argc, char **argv)
 	st.out = stdout;
 	st.release_fd = -1;
 	ret = parse_args(&st, argc, argv);
-	if (ret)
-		return ret < 0 ? EXIT_OK : ret;
+	if (ret) {
+		status = ret < 0 ? EXIT_OK : ret;
+		goto out_args;
+	}
 	setup_signals(&st);
 	if (st.output && !(st.out = fopen(st.output, "w"))) {
 		fprintf(stderr, PROG ": %s: %s\n", st.output, strerror(errno));
-		return EXIT_USAGE;
+		st.out = stdout;
+		goto out_args;
 	}
 	if (tfs_open(&st.tfs, st.tracefs, st.top || st.cleanup, err, sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);
@@ -1351,6 +1354,11 @@ out:
 	tfs_close(&st.tfs);
 	hist_ctx_destroy(st.ctx);
 	host_free(st.host);
+	free(st.printed_lost);
+out_file:
+	if (st.out != stdout)
+		fclose(st.out);
+out_args:
 	for (i = 0; i < st.nr_cmds; i++) {
 		free(st.cmds[i].target);
 		free(st.cmds[i].text);
@@ -1360,9 +1368,5 @@ out:
 		if (st.pids[i].fd >= 0)
 			close(st.pids[i].fd);
 	free(st.pids);
-	free(st.printed_lost);
-out_file:
-	if (st.out != stdout)
-		fclose(st.out);
 	return status;
 }
