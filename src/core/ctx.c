@@ -163,9 +163,11 @@ int hist_event_active(const hist_event *ev)
 }
 
 /*
- * The general hit (hist_event_hit() in hist.c takes the short path of a
- * lone simple hist).  The acquire load of the trigger list pairs with the
- * release store in hist__triggers_publish().
+ * The general hit (hist_event_hit() in hist.c jumps straight to the hit
+ * variant of a lone plain hist, variants.c; a lone simple hist with no
+ * variant comes here and takes hist__hist_hit_simple()).  The acquire
+ * load of the trigger list pairs with the release store in
+ * hist__triggers_publish().
  *
  * DEPTH counts synthetic events generated from within a hit.  The kernel
  * stops at 4 nested hist contexts on a CPU; here the buffers live on the

@@ -41,7 +41,8 @@ struct hist__rec {
 	const struct hist_event *ev;
 	uint32_t depth;		 /* synthetic events generated above this one */
 	uint32_t slot;		 /* cpu slot owned by this hit, or UINT32_MAX
-				    (the maps' shared path), see ctx.c */
+				    (the maps' shared path), see
+				    hist__slot_own() in core/ctx.h */
 	const char *comm;	 /* resolved on first use, see hist__rec_comm() */
 	char comm_buf[HIST__COMM_LEN];
 	const uint64_t *stack;	 /* resolved on first use */
