@@ -434,7 +434,9 @@ int hist_trigger_parse(hist_event *ev, const char *text,
 int hist_trigger_truncate(hist_event *ev);
 
 /* Set or clear ("0") EV's own event filter (the `filter` file); a failure
- * logs an "event filter parse error" entry.  The host applies the filter
+ * logs an "event filter parse error" entry.  TEXT of 4096 bytes or more
+ * is refused with -HIST_EINVAL and no entry, as the kernel refuses a
+ * write that long.  The host applies the filter
  * to its own recording (hist_filter_match on the compiled filter).
  * Context: control thread; allocates.  Returns 0 or -errno. */
 int hist_event_set_filter(hist_event *ev, const char *text,

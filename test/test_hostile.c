@@ -19,8 +19,9 @@
 
 #include "harness.h"
 #include "hist_ftrace.h"
+#include "libhist.h"
 
-static char tmp[256], build[512], replay[600], cwd[1024];
+static char tmp[256], build[512], replay[2048], cwd[1024];
 
 #include "test_shell.h"
 
@@ -395,6 +396,106 @@ static void test_long_command_echo(void)
 	T_ASSERT(out_has("bytes)"));
 }
 
+/* ---- limits the kernel has ---------------------------------------------- */
+
+static const struct hist_field_desc lim_fields[] = {
+	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
+	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
+	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
+	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
+	{ "pid", "pid_t", 8, 4, 1, HIST_FIELD_INT },
+};
+
+static int lim_find_event(void *data, const char *sys, const char *name,
+			  struct hist_event_desc *out)
+{
+	(void)data;
+	if (strcmp(sys, "lim") || strcmp(name, "ev"))
+		return -HIST_ENOENT;
+	out->fields = lim_fields;
+	out->nr_fields = sizeof(lim_fields) / sizeof(lim_fields[0]);
+	return 0;
+}
+
+static int log_write(void *arg, const char *buf, size_t len)
+{
+	char *log = arg;
+	size_t l = strlen(log);
+
+	snprintf(log + l, 256 - l, "%.*s", (int)len, buf);
+	return 0;
+}
+
+/* "pid == 1" padded with spaces inside to LEN bytes */
+static char *padded_filter(size_t len)
+{
+	char *f = malloc(len + 1);
+
+	memcpy(f, "pid ==", 6);
+	memset(f + 6, ' ', len - 7);
+	f[len - 1] = '1';
+	f[len] = 0;
+	return f;
+}
+
+/*
+ * The event filter file: the kernel refuses a write of PAGE_SIZE (4096)
+ * bytes or more with EINVAL before parsing (event_filter_write() in
+ * kernel/trace/trace_events.c), so a 2 MB filter of a million nested
+ * parentheses is refused at once, not parsed.
+ */
+static void test_filter_length(void)
+{
+	struct hist_host host = { .find_event = lim_find_event };
+	hist_ctx *ctx = hist_ctx_create(&host, NULL, NULL);
+	hist_event *ev = ctx ? hist_event_lookup(ctx, "lim", "ev") : NULL;
+	struct hist_error err;
+	char *f, log[256];
+	size_t i, n = 2000000;
+
+	T_ASSERT(ev);
+	if (!ev)
+		return;
+	f = padded_filter(4095);
+	T_EQ(hist_event_set_filter(ev, f, &err), 0);
+	free(f);
+	f = padded_filter(4096);
+	T_EQ(hist_event_set_filter(ev, f, &err), -HIST_EINVAL);
+	T_EQ(err.code, -HIST_EINVAL);
+	free(f);
+	f = malloc(n + 16);
+	for (i = 0; i < n / 2; i++)
+		f[i] = '(';
+	memcpy(f + i, "pid == 1", 8);
+	for (i += 8; i < n + 8; i++)
+		f[i] = ')';
+	f[i] = 0;
+	T_EQ(hist_event_set_filter(ev, f, &err), -HIST_EINVAL);
+	free(f);
+	/* refused without an error_log entry, as the kernel does */
+	log[0] = 0;
+	hist_ctx_print_error_log(ctx, log_write, log);
+	T_STREQ(log, "");
+	hist_ctx_destroy(ctx);
+	/* the tool says why, since the kernel logs nothing */
+	f = padded_filter(5000);
+	write_text("longfilter.trig", "/events/sched/sched_switch/filter\t");
+	{
+		char p[300];
+		FILE *fp;
+
+		snprintf(p, sizeof(p), "%s/longfilter.trig", tmp);
+		fp = fopen(p, "a");
+		if (fp) {
+			fprintf(fp, "%s\n", f);
+			fclose(fp);
+		}
+	}
+	free(f);
+	T_EQ(sh(0, "%s -T %s/longfilter.trig test/data/sched.v7-zstd.dat", replay, tmp), 1);
+	T_ASSERT(out_has("4096 bytes or more"));
+}
+
 int main(int argc, char **argv)
 {
 	const char *slash = strrchr(argv[0], '/');
@@ -426,6 +527,7 @@ int main(int argc, char **argv)
 	T_RUN(test_trigger_file_devices);
 	T_RUN(test_json_utf8);
 	T_RUN(test_long_command_echo);
+	T_RUN(test_filter_length);
 	{
 		char cmd[600];
 

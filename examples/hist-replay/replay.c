@@ -991,8 +991,14 @@ static int event_file_write(struct replay *r, const char *sys,
 	}
 	if (!strcmp(file, "filter")) {
 		rc = hist_event_set_filter(ev, text, &herr);
-		if (rc == -HIST_EINVAL)
+		if (rc == -HIST_EINVAL && strlen(text) >= 4096) {
+			/* refused by length before parsing, as the kernel does */
+			snprintf(r->msg, sizeof(r->msg), "a write of 4096 bytes or more is "
+				 "refused (the kernel's limit)");
+			r->has_msg = 1;
+		} else if (rc == -HIST_EINVAL) {
 			filter_hint(r, ev, text, 0);
+		}
 		return rc;
 	}
 	/* enable: recording is decided by the trace.dat, nothing to do */

@@ -544,6 +544,13 @@ int hist_event_set_filter(hist_event *ev, const char *text,
 		memset(err, 0, sizeof(*err));
 		err->msg = -1;
 	}
+	/* the kernel refuses a filter write of PAGE_SIZE or more before
+	 * parsing it (event_filter_write()): EINVAL, nothing logged */
+	if (n >= HIST__CMD_MAX) {
+		if (err)
+			err->code = -HIST_EINVAL;
+		return -HIST_EINVAL;
+	}
 	while (n && (text[n - 1] == '\n' || text[n - 1] == ' '))
 		n--;
 	if (n == 1 && text[0] == '0') {
