@@ -496,6 +496,79 @@ static void test_filter_length(void)
 	T_ASSERT(out_has("4096 bytes or more"));
 }
 
+/* ---- the malloc tracer's trigger file ----------------------------------- */
+
+static char mtrace[2048];
+
+/* Run malloc-demo under the tracer with triggers file NAME (in tmp). */
+static int mtrace_run(const char *name)
+{
+	return sh(0, "HIST_MALLOC_TRIGGERS=%s/%s LD_PRELOAD=%s/examples/malloc-trace/"
+		  "libhist-malloc.so %s/examples/malloc-trace/malloc-demo", tmp, name,
+		  mtrace, mtrace);
+}
+
+static const char good_trigger[] = "malloc/malloc_exit hist:keys=size.log2:vals=hitcount\n";
+
+/*
+ * Past 64 KiB, long lines, a NUL, a directory, an unknown event: each is
+ * named with FILE:LINE and its command, and the good lines still apply.
+ */
+static void test_malloc_trigger_file(void)
+{
+	char p[300];
+	FILE *f;
+	int i;
+
+	if (getenv("HIST_SAN") && *getenv("HIST_SAN")) {
+		printf("# SKIP the preload under sanitizers\n");
+		return;
+	}
+	/* 100 KB of comments, then the trigger */
+	snprintf(p, sizeof(p), "%s/m_big", tmp);
+	f = fopen(p, "w");
+	T_ASSERT(f);
+	if (!f)
+		return;
+	for (i = 0; i < 2000; i++)
+		fprintf(f, "# %048d\n", i);
+	fputs(good_trigger, f);
+	fclose(f);
+	T_EQ(mtrace_run("m_big"), 0);
+	T_ASSERT(out_has("{ size: ~ 2^12 } hitcount:        801"));
+
+	/* a 5,000-byte line, an unknown event, a NUL, then the trigger */
+	T_EQ(sh(1, "(printf 'malloc/malloc_exit hist:keys=size'; printf '%%5000s' ''; "
+		"printf ':vals=hitcount\\nmalloc/nosuch hist:keys=x\\n"
+		"malloc/free hist:keys=ptr\\000x\\n%s') > %s/m_bad",
+		good_trigger, tmp), 0);
+	T_EQ(mtrace_run("m_bad"), 0);
+	T_ASSERT(out_has("m_bad:1: malloc/malloc_exit: 'hist:keys=size"));
+	T_ASSERT(out_has("bytes): a command of 4096 bytes or more is refused"));
+	T_ASSERT(out_has("m_bad:2: malloc/nosuch: 'hist:keys=x': no such event"));
+	T_ASSERT(out_has("m_bad:3: a NUL byte in the line: skipped"));
+	T_ASSERT(out_has("{ size: ~ 2^12 } hitcount:        801"));
+
+	/* a directory is not an empty file */
+	T_EQ(sh(0, "mkdir -p %s/m_dir", tmp), 0);
+	T_EQ(mtrace_run("m_dir"), 0);
+	T_ASSERT(out_has("m_dir: is a directory"));
+}
+
+/* A program that closes standard error before it exits (ls does, at
+ * exit) still gets the histograms there. */
+static void test_malloc_closed_stderr(void)
+{
+	if (getenv("HIST_SAN") && *getenv("HIST_SAN")) {
+		printf("# SKIP the preload under sanitizers\n");
+		return;
+	}
+	T_EQ(sh(1, "LD_PRELOAD=%s/examples/malloc-trace/libhist-malloc.so ls / >/dev/null",
+		mtrace), 0);
+	T_ASSERT(out_has("# libhist-malloc: ls"));
+	T_ASSERT(out_has("Totals:"));
+}
+
 int main(int argc, char **argv)
 {
 	const char *slash = strrchr(argv[0], '/');
@@ -528,6 +601,10 @@ int main(int argc, char **argv)
 	T_RUN(test_json_utf8);
 	T_RUN(test_long_command_echo);
 	T_RUN(test_filter_length);
+	snprintf(mtrace, sizeof(mtrace), "%s%s%s", build[0] == '/' ? "" : cwd,
+		 build[0] == '/' ? "" : "/", build);
+	T_RUN(test_malloc_trigger_file);
+	T_RUN(test_malloc_closed_stderr);
 	{
 		char cmd[600];
 

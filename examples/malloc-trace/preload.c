@@ -32,9 +32,16 @@
  *
  * Environment:
  *   HIST_MALLOC_TRIGGERS=FILE  use FILE's lines instead of the defaults
- *                              ('TARGET COMMAND', as hist-live -T)
+ *                              ('TARGET COMMAND', as hist-live -T); a bad
+ *                              line is reported with FILE:LINE and its
+ *                              command and skipped, the others apply;
+ *                              FILE is read whole, up to 16 MiB
  *   HIST_MALLOC_OUT=FILE       print there instead of standard error;
- *                              %p in FILE becomes the process id
+ *                              %p in FILE becomes the process id.
+ *                              Without it, a program that closed
+ *                              standard error before exiting (ls) gets
+ *                              the output on the copy of it taken when
+ *                              the tracer started
  *   HIST_MALLOC_JSON=1         print JSON (hist_event_print_json)
  *
  * Only the allocator entry points are exported (preload.map); libhist is
@@ -50,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -191,69 +199,195 @@ static void say(int fd, const char *s)
 	fd_write(&fd, s, strlen(s));
 }
 
-/* One "TARGET COMMAND" line. */
-static void apply(char *line)
+/*
+ * Messages go to standard error, or, when the program has closed it by
+ * the time we print (ls, coreutils close it at exit), to the copy of it
+ * made when the tracer started.
+ */
+static int err_copy = -1;
+
+static int err_fd(void)
+{
+	if (fcntl(2, F_GETFD) >= 0 || err_copy < 0)
+		return 2;
+	return err_copy;
+}
+
+static void say_num(int fd, unsigned long v)
+{
+	char b[24], *p = b + sizeof(b);
+
+	*--p = 0;
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	say(fd, p);
+}
+
+/* "libhist-malloc: FILE:LINE: " */
+static void say_where(int fd, const char *file, unsigned long line)
+{
+	say(fd, "libhist-malloc: ");
+	if (file) {
+		say(fd, file);
+		say(fd, ":");
+		say_num(fd, line);
+		say(fd, ": ");
+	}
+}
+
+/* A command of a few kilobytes is named by its start and its length. */
+#define ECHO_MAX 200
+
+/* One "TARGET COMMAND" line (LINE of FILE, NULL: the defaults).  A bad
+ * line is reported with its place and text and skipped: the others
+ * still apply. */
+static void apply(char *line, const char *file, unsigned long lineno)
 {
 	char *text = line + strcspn(line, " \t"), *slash;
-	hist_event *ev;
-	int ret;
+	const char *why = NULL;
+	hist_event *ev = NULL;
+	int fd, ret;
 
-	if (!*text)
-		return;
-	*text++ = 0;
+	if (*text)
+		*text++ = 0;
 	while (*text == ' ' || *text == '\t')
 		text++;
-	if (!strcmp(line, "synthetic_events")) {
+	if (!*text) {
+		why = "expected 'TARGET COMMAND' (SYSTEM/EVENT or synthetic_events)";
+		ret = -HIST_EINVAL;
+	} else if (!strcmp(line, "synthetic_events")) {
 		ret = hist_synth_parse(ctx, text, 0, NULL);
+	} else if (!(slash = strchr(line, '/'))) {
+		why = "the target is SYSTEM/EVENT or synthetic_events";
+		ret = -HIST_EINVAL;
 	} else {
-		slash = strchr(line, '/');
-		if (!slash)
-			return;
 		*slash = 0;
 		ev = hist_event_lookup(ctx, line, slash + 1);
-		ret = ev ? hist_trigger_parse(ev, text, NULL) : -HIST_ENOENT;
-	}
-	if (ret) {
-		int fd = 2;
-
-		say(2, "libhist-malloc: a command failed:\n");
-		hist_ctx_print_error_log(ctx, fd_write, &fd);
-	}
-}
-
-static void apply_all(const char *text)
-{
-	const char *p = text;
-
-	while (*p) {
-		size_t n = strcspn(p, "\n");
-		char line[4096];
-
-		if (n < sizeof(line) && n && p[0] != '#') {
-			memcpy(line, p, n);
-			line[n] = 0;
-			apply(line);
+		*slash = '/';
+		if (!ev) {
+			why = "no such event (the tracer has malloc/malloc_entry, "
+			      "malloc/malloc_exit, malloc/free and the synthetic "
+			      "events defined before)";
+			ret = -HIST_ENOENT;
+		} else {
+			ret = hist_trigger_parse(ev, text, NULL);
+			if (ret == -HIST_EINVAL && strlen(text) >= 4096)
+				why = "a command of 4096 bytes or more is refused "
+				      "(the kernel's limit)";
 		}
-		p += n + (p[n] == '\n');
+	}
+	if (!ret)
+		return;
+	fd = err_fd();
+	say_where(fd, file, lineno);
+	say(fd, line);
+	say(fd, ": '");
+	if (strlen(text) > ECHO_MAX) {
+		fd_write(&fd, text, ECHO_MAX);
+		say(fd, "...' (");
+		say_num(fd, strlen(text));
+		say(fd, " bytes)");
+	} else {
+		say(fd, text);
+		say(fd, "'");
+	}
+	say(fd, ": ");
+	say(fd, why ? why : strerror(-ret));
+	say(fd, "\n");
+	hist_ctx_print_error_log(ctx, fd_write, &fd);
+	hist_ctx_clear_error_log(ctx);
+}
+
+/* Every line of TEXT (LEN bytes, NUL-terminated, from FILE or the
+ * defaults): no line is cut or dropped without a word. */
+static void apply_all(char *text, size_t len, const char *file)
+{
+	char *p = text, *end = text + len;
+	unsigned long lineno = 0;
+
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		lineno++;
+		if (memchr(p, 0, n)) {
+			int fd = err_fd();
+
+			say_where(fd, file, lineno);
+			say(fd, "a NUL byte in the line: skipped\n");
+		} else {
+			p[n] = 0;
+			if (n && p[n - 1] == '\r')
+				p[n - 1] = 0;
+			if (p[0] && p[0] != '#')
+				apply(p, file, lineno);
+		}
+		p += n + 1;
 	}
 }
 
-/* The triggers file, read without stdio (whose buffers would be ours). */
-static char *read_all(const char *path)
+/* Largest triggers file: a million commands is a mistake (/dev/zero). */
+#define MAX_TRIGGERS_FILE (16u << 20)
+
+/*
+ * The triggers file, read without stdio (whose buffers would be ours),
+ * whole and bounded; a FIFO is fine.  NULL with the reason printed.
+ */
+static char *read_all(const char *path, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	size_t cap = 65536, n = 0;
-	char *buf;
-	ssize_t k;
+	const char *why = NULL;
+	struct stat st;
+	char *buf = NULL;
+	ssize_t k = 0;
 
-	if (fd < 0)
+	if (fd < 0) {
+		why = strerror(errno);
+	} else if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		why = "is a directory";
+	} else if (!(buf = __libc_malloc(cap))) {
+		why = "out of memory";
+	} else {
+		for (;;) {
+			if (n + 1 == cap) {
+				char *nb = cap < MAX_TRIGGERS_FILE + 2 ?
+					   __libc_realloc(buf, 2 * cap) : NULL;
+
+				if (!nb) {
+					why = cap < MAX_TRIGGERS_FILE + 2 ? "out of memory" :
+					      "longer than 16 MiB: not a file of commands";
+					break;
+				}
+				buf = nb;
+				cap *= 2;
+			}
+			k = read(fd, buf + n, cap - 1 - n);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				break;
+			n += (size_t)k;
+		}
+		if (!why && k < 0)
+			why = strerror(errno);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (why) {
+		int efd = err_fd();
+
+		say(efd, "libhist-malloc: HIST_MALLOC_TRIGGERS=");
+		say(efd, path);
+		say(efd, ": ");
+		say(efd, why);
+		say(efd, "; no triggers\n");
+		__libc_free(buf);
 		return NULL;
-	buf = __libc_malloc(cap);
-	while (buf && (k = read(fd, buf + n, cap - 1 - n)) > 0)
-		n += (size_t)k;
-	close(fd);
-	if (buf)
-		buf[n] = 0;
+	}
+	buf[n] = 0;
+	*len = n;
 	return buf;
 }
 
@@ -263,10 +397,13 @@ __attribute__((constructor)) static void tracer_init(void)
 	const char *path = getenv("HIST_MALLOC_TRIGGERS");
 	struct hist_host host;
 	char *text = NULL;
+	size_t len = 0;
 	int fd, err;
 	ssize_t k;
 
 	in_tracer = 1;
+	/* a copy of stderr for programs that close it before we print */
+	err_copy = fcntl(2, F_DUPFD_CLOEXEC, 10);
 	hist_set_allocator(&a);
 	memset(&host, 0, sizeof(host));
 	host.find_event = find_event;
@@ -283,9 +420,19 @@ __attribute__((constructor)) static void tracer_init(void)
 		ev_entry = hist_event_lookup(ctx, "malloc", "malloc_entry");
 		ev_exit = hist_event_lookup(ctx, "malloc", "malloc_exit");
 		ev_free = hist_event_lookup(ctx, "malloc", "free");
-		if (path && !(text = read_all(path)))
-			say(2, "libhist-malloc: cannot read HIST_MALLOC_TRIGGERS\n");
-		apply_all(text ? text : default_triggers);
+		if (path) {
+			text = read_all(path, &len);
+			if (text)
+				apply_all(text, len, path);
+		} else {
+			/* the defaults, in a copy apply_all() may cut into lines */
+			len = sizeof(default_triggers) - 1;
+			text = __libc_malloc(len + 1);
+			if (text) {
+				memcpy(text, default_triggers, len + 1);
+				apply_all(text, len, NULL);
+			}
+		}
 		__libc_free(text);
 		/* release: the hooks of other threads see a complete setup */
 		__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
@@ -301,7 +448,7 @@ static int open_output(void)
 	size_t n = 0;
 
 	if (!o || !*o)
-		return 2;
+		return err_fd();
 	for (; *o && n + 24 < sizeof(path); o++) {
 		if (o[0] == '%' && o[1] == 'p') {
 			n += (size_t)snprintf(path + n, sizeof(path) - n, "%d",
@@ -381,7 +528,7 @@ __attribute__((destructor)) static void tracer_fini(void)
 	}
 	if (json)
 		say(fd, "\n  ] }\n");
-	if (fd != 2)
+	if (fd != 2 && fd != err_copy)
 		close(fd);
 	in_tracer = 0;
 }
