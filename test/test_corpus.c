@@ -35,6 +35,9 @@
 #define LLVMFuzzerTestOneInput fuzz_tracedat_one
 #include "../fuzz/fuzz_tracedat.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_tracedat_file_one
+#include "../fuzz/fuzz_tracedat_file.c"
+#undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_hit_one
 #include "../fuzz/fuzz_hit.c"
 #undef LLVMFuzzerTestOneInput
@@ -59,6 +62,7 @@ static const struct target targets[] = {
 	{ "format", fuzz_format_one },
 	{ "page", fuzz_page_one },
 	{ "tracedat", fuzz_tracedat_one },
+	{ "tracedat_file", fuzz_tracedat_file_one },
 	{ "hit", fuzz_hit_one },
 	{ "perf", fuzz_perf_one },
 	{ "perf_pipe", fuzz_perf_pipe_one },
