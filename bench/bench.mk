@@ -39,3 +39,10 @@ bench-callgrind: $(BENCH_BIN)
 	@command -v valgrind >/dev/null || \
 		{ echo "bench: valgrind missing (apt-get install -y valgrind)"; exit 1; }
 	$(BENCH_BIN) --callgrind $(BENCH_ARGS)
+
+# Soak test (not in make check): hist-live for SOAK_SECONDS (600) at a high
+# event rate; checks flat RSS, events counted or reported lost, no
+# instance left (bench/soak.sh; root and tracefs, else SKIP).
+.PHONY: soak
+soak: $(HIST_LIVE)
+	BUILD=$(BUILD) sh bench/soak.sh
