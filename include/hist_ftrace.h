@@ -198,6 +198,13 @@ const char *hist_tracedat_cmdline(const struct hist_tracedat *td, int32_t pid);
 int hist_tracedat_sym(void *td, uint64_t addr, int with_offset, char *buf,
 		      size_t len);
 
+/*
+ * kallsyms the other way: the address of the symbol NAME (N bytes, a core
+ * or module symbol) into *ADDR.  Returns 0, or -1 when there is none.
+ * The signature matches hist_host.sym_addr with TD as data.
+ */
+int hist_tracedat_sym_addr(void *td, const char *name, size_t n, uint64_t *addr);
+
 /* hist_host.find_event over the file's formats (TD as data). */
 int hist_tracedat_find_event_cb(void *td, const char *system, const char *name,
 				struct hist_event_desc *out);

@@ -269,6 +269,10 @@ struct hist_host {
 	void (*stacktrace_trigger)(void *data, hist_event *ev,
 				   const struct hist_hit *hit);
 	void (*enable_event)(void *data, hist_event *target, int enable);
+	/* The address of the kernel symbol NAME (N bytes), for a filter's
+	   FIELD.function == NAME: 0, or -1 when there is none.  Without it
+	   only FIELD.function == ADDRESS resolves. */
+	int (*sym_addr)(void *data, const char *name, size_t n, uint64_t *addr);
 };
 
 /* ------------------------------------------------------------------------

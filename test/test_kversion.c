@@ -354,6 +354,59 @@ static void test_cpu_alias(void)
 	hist_ctx_destroy(ctx);
 }
 
+/* FIELD.function == NAME through hist_host.sym_addr (6.12 has it,
+ * k13-newer-filters). */
+#define FUNC_BASE 0xffffffff81001000ull
+
+static int fn_sym(void *data, uint64_t addr, int with_offset, char *buf, size_t len)
+{
+	(void)data;
+	if (addr < FUNC_BASE || addr >= FUNC_BASE + 0x100)
+		return -1;
+	return with_offset ? snprintf(buf, len, "my_func+0x%llx/0x100",
+				      (unsigned long long)(addr - FUNC_BASE))
+			   : snprintf(buf, len, "my_func");
+}
+
+static int fn_sym_addr(void *data, const char *name, size_t n, uint64_t *addr)
+{
+	(void)data;
+	if (n != 7 || memcmp(name, "my_func", 7))
+		return -1;
+	*addr = FUNC_BASE;
+	return 0;
+}
+
+static void test_function_name(void)
+{
+	struct hist_host h2 = host;
+	struct hist_ctx_opts o = { .kernel = K612 };
+	hist_ctx *ctx;
+	hist_event *ev;
+	uint8_t rec[112];
+	uint64_t site[] = { FUNC_BASE + 0x10, FUNC_BASE + 0x2000, FUNC_BASE };
+	struct hist_hit hit = { .ts = 1, .cpu = 0, .pid = -1 };
+	static struct buf b;
+	size_t i;
+
+	h2.sym = fn_sym;
+	h2.sym_addr = fn_sym_addr;
+	ctx = hist_ctx_create(&h2, &o, NULL);
+	ev = event_of(ctx, "kmem/kmalloc");
+	T_EQ(hist_trigger_parse(ev, "hist:keys=common_pid if call_site.function == nope",
+				NULL), -HIST_EINVAL);
+	T_EQ(hist_trigger_parse(ev, "hist:keys=common_pid if call_site.function == my_func",
+				NULL), 0);
+	for (i = 0; i < 3; i++) {
+		memset(rec, 0, sizeof(rec));
+		memcpy(rec + 8, &site[i], 8);
+		hist_event_hit(ev, rec, sizeof(rec), &hit);
+	}
+	hist_event_print_hist(ev, buf_write, &b);
+	T_ASSERT(strstr(b.s, "Hits: 2\n") != NULL);
+	hist_ctx_destroy(ctx);
+}
+
 static void test_parse(void)
 {
 	static const struct {
@@ -405,6 +458,7 @@ int main(void)
 	T_RUN(test_trigger_filter_log);
 	T_RUN(test_event_filter);
 	T_RUN(test_cpu_alias);
+	T_RUN(test_function_name);
 	T_RUN(test_parse);
 	return T_DONE();
 }

@@ -225,6 +225,17 @@ static int cb_sym(void *data, uint64_t addr, int with_offset, char *buf,
 	return hist_tracedat_sym(r->td, addr, with_offset, buf, len);
 }
 
+static int cb_sym_addr(void *data, const char *name, size_t n, uint64_t *addr)
+{
+	struct replay *r = data;
+
+	if (!r->syms_tried) {
+		r->syms_tried = 1;
+		replay_perf_kallsyms(r->td, r->path, r->opts.warn);
+	}
+	return hist_tracedat_sym_addr(r->td, name, n, addr);
+}
+
 static unsigned cb_stacktrace(void *data, const struct hist_hit *hit,
 			      uint64_t *ips, unsigned max)
 {
@@ -525,6 +536,7 @@ struct replay *replay_open(const char *path, const struct replay_opts *opts,
 	r->host.find_event = cb_find_event;
 	r->host.comm = cb_comm;
 	r->host.sym = cb_sym;
+	r->host.sym_addr = cb_sym_addr;
 	r->host.syscall_name = replay_syscall_name;
 	r->host.stacktrace = cb_stacktrace;
 	r->host.clock = cb_clock;

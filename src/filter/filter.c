@@ -368,13 +368,19 @@ static int parse_function(struct pctx *q)
 	if (q->op != OP_EQ && q->op != OP_NE)
 		return pfail(q, HIST_FILTER_ERR_INVALID_OP, q->i);
 	if (!k_isdigit(str[q->i])) {
-		/*
-		 * A name needs a name -> address table; hosts only map the
-		 * other way (hist_host.sym), so no name resolves.
-		 */
+		/* a name: the host's name -> address table (hist_host.sym_addr) */
+		const struct hist_host *h = q->p->ev->host;
+		uint32_t s0 = q->i;
+
+		/* the name runs to the next blank, a ')' included, as
+		 * the kernel reads it */
 		while (str[q->i] && !k_isspace(str[q->i]))
 			q->i++;
-		return pfail(q, HIST_FILTER_ERR_NO_FUNCTION, q->i);
+		if (!h || !h->sym_addr ||
+		    h->sym_addr(h->data, str + s0, q->i - s0, &addr) ||
+		    func_range(q->p->ev, addr, &q->pred->val, &q->pred->val2))
+			return pfail(q, HIST_FILTER_ERR_NO_FUNCTION, q->i);
+		goto found;
 	}
 	while (k_isalnum(str[q->i]))
 		q->i++;
@@ -384,6 +390,7 @@ static int parse_function(struct pctx *q)
 		return pfail(q, HIST_FILTER_ERR_INVALID_VALUE, q->i);
 	if (func_range(q->p->ev, addr, &q->pred->val, &q->pred->val2))
 		return pfail(q, HIST_FILTER_ERR_NO_FUNCTION, q->i);
+found:
 	q->pred->kind = PK_FUNC;
 	q->pred->op = (uint8_t)q->op;
 	q->pred->fd = q->fr.fd;

@@ -108,6 +108,24 @@ int hist_tracedat_sym(void *data, uint64_t addr, int with_offset, char *buf, siz
 	return hist__ksyms_lookup(&td->ksyms, addr, with_offset, buf, len);
 }
 
+int hist_tracedat_sym_addr(void *data, const char *name, size_t n, uint64_t *addr)
+{
+	const struct hist_tracedat *td = data;
+	uint32_t i;
+
+	if (!td || !name || !addr)
+		return -1;
+	for (i = 0; i < td->ksyms.nr; i++) {
+		const char *s = td->ksyms.text + td->ksyms.syms[i].name;
+
+		if (!strncmp(s, name, n) && s[n] == 0) {
+			*addr = td->ksyms.syms[i].addr;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 int hist_tracedat_find_event_cb(void *data, const char *system, const char *name,
 				struct hist_event_desc *out)
 {
