@@ -11,6 +11,30 @@
  * possibly through a hidden histogram created on the other event), the
  * tracked variable.  Every parameter ends up as a variable reference, so
  * at run time an action only reads resolved values.
+ *
+ * Concurrency (hits run the actions, hist__actions_run(); the control
+ * thread creates, prints and releases them):
+ * 1. What hist__actions_create() resolves is written before the list
+ *    holding the hist is published (core/trigger.h, rule 2) and is
+ *    read-only from then on.
+ * 2. A field variable's value is stored relaxed, then its bit in the
+ *    element's set-word ORed with release; whoever loads the set-word
+ *    with acquire and sees the bit sees the value (store_fvar(),
+ *    resolve_self(), core/vars.c's hist__resolve_refs()).
+ * 3. A tracked value (max:, changed:) moves by CAS (track_update()):
+ *    racing hits never move a max backwards, and exactly one of them runs
+ *    the action for each new value.
+ * 4. snapshot(): one hit at a time takes snap_busy (CAS; a hit that
+ *    finds it taken gives its snapshot up, it never waits); value, key
+ *    and comm reach the control thread through the seqlock snap_seq
+ *    (snap_write(), snap_read()), never torn.
+ * 5. The text of a string field variable or save() field is copied into
+ *    its slot of the element with plain stores, by every hit that saves
+ *    it: a read of that text by the control thread while a hit rewrites
+ *    it is not ordered (it may show a mix of two texts).  Not yet fixed:
+ *    it needs a sequence word per string slot, as rule 4 has.
+ * 6. emit() generates the synthetic event inside the hit (one level
+ *    deeper, through the hit's cpu slot: synth/).
  */
 #include "actions/actions.h"
 #include "synth/synth.h"
