@@ -10,6 +10,8 @@
  *     give the kernel's errno and error_log entry through the mount
  *   - instances/NAME: own triggers, rmdir removes our private instance
  *   - synthetic events and an onmatch() chain, dynamic_events
+ *   - a libtracefs program (tracefs_hist_*, tracefs_synth_*) unchanged
+ *   - trace_marker writes count for the writer
  *   - concurrent writers and readers of trigger and hist files
  *   - unmount and SIGTERM leave no private instance behind
  *
@@ -101,9 +103,14 @@ static int mwrite(const char *rel, const char *text, int append)
 	return e;
 }
 
+/* instances/histfs.PID[.N] of the histfs we started (PID: another
+ * histfs on the machine has its own) */
+static pid_t last_pid;
+
 static int private_instances(void)
 {
-	return sh(0, "ls %s/instances | grep -q '^histfs\\.'", real) == 0;
+	return sh(0, "ls %s/instances | grep -q '^histfs\\.%d\\(\\.\\|$\\)'", real,
+		  (int)last_pid) == 0;
 }
 
 static int start_histfs(void)
@@ -111,6 +118,7 @@ static int start_histfs(void)
 	int i;
 
 	histfs_pid = fork();
+	last_pid = histfs_pid;
 	if (histfs_pid == 0) {
 		char out[600];
 
@@ -218,36 +226,47 @@ static void test_passthrough(void)
 	free(a);
 	T_EQ(mwrite("tracing_on", "1\n", 0), 0);
 	/* our private instance is hidden */
-	T_EQ(sh(0, "ls %s/instances | grep -q histfs", mnt), 1);
+	T_EQ(sh(0, "ls %s/instances | grep -q '^histfs\\.%d'", mnt, (int)last_pid), 1);
 }
 
 /* ---- the documentation's sequences against hist-replay ------------------ */
 
 /*
- * The workload: a program named histfswl (a copy of sh) forks N children
- * that each run a few commands, so its forks and exits are exactly known
- * and no other process matches the filter.
+ * Hist triggers in the style of histogram.rst (keys, values, sort,
+ * modifiers of direction, filters on strings and globs) against the
+ * same run recorded by the kernel and replayed by hist-replay.  The
+ * workload: hwPID (a copy of sh) forks children that run copies of true
+ * and ls (htPID, hlPID), so its forks, execs and exits are exactly known
+ * and no other process matches the filters.
  */
 static void test_doc_vs_replay(void)
 {
-	static const struct {
-		const char *event, *cmd;
-	} trig[] = {
+	/* the workload's names carry our pid: other runs of this test may
+	 * share the kernel (comm holds 15 characters) */
+	static const char *const fmt[][2] = {
 		{ "sched/sched_process_fork",
-		  "hist:keys=parent_comm:vals=hitcount if parent_comm == \"histfswl\"" },
+		  "hist:keys=parent_comm:vals=hitcount if parent_comm == \"hw%d\"" },
 		{ "sched/sched_process_fork",
 		  "hist:keys=child_pid,child_comm:vals=hitcount:sort=child_pid.descending "
-		  "if parent_comm == \"histfswl\"" },
+		  "if parent_comm == \"hw%d\"" },
 		{ "sched/sched_process_exec",
 		  "hist:keys=filename:vals=hitcount:sort=hitcount.descending,filename "
-		  "if comm == \"histfstrue\" || comm == \"histfsls\"" },
+		  "if filename ~ \"*h[tlw]%d\"" },
 		{ "sched/sched_process_exit",
-		  "hist:keys=comm:vals=prio:sort=comm if comm ~ \"histfs*\"" },
+		  "hist:keys=comm:vals=prio:sort=comm if comm ~ \"h[tlw]%d\"" },
 	};
+	struct {
+		const char *event;
+		char cmd[300];
+	} trig[4];
 	char cmds[4096] = "", p[1200], *want, *got;
-	size_t i, n = sizeof(trig) / sizeof(trig[0]);
-	int st;
+	size_t i, n = 4;
+	int st, id = (int)getpid() % 1000000;
 
+	for (i = 0; i < n; i++) {
+		trig[i].event = fmt[i][0];
+		snprintf(trig[i].cmd, sizeof(trig[i].cmd), fmt[i][1], id);
+	}
 	if (skip)
 		return;
 	if (sh(0, "command -v trace-cmd")) {
@@ -263,15 +282,16 @@ static void test_doc_vs_replay(void)
 	/* the same run, recorded by the kernel in an instance of its own
 	 * and saved by trace-cmd (trace-cmd record needs function tracing,
 	 * which some kernels forbid; extract does not) */
-	T_EQ(sh(1, "cd %s && cp /bin/sh histfswl && cp /bin/true histfstrue && "
-		   "cp /bin/ls histfsls && I=%s/instances/histfs_rec && mkdir $I && "
+	T_EQ(sh(1, "cd %s && cp /bin/sh hw%d && cp /bin/true ht%d && "
+		   "cp /bin/ls hl%d && I=%s/instances/histfs_rec.%d && mkdir $I && "
 		   "for e in fork exec exit; do "
 		   "echo 1 > $I/events/sched/sched_process_$e/enable || exit 1; done && "
-		   "./histfswl -c 'for i in 1 2 3 4 5 6 7 8; do ./histfstrue; "
-		   "./histfsls / >/dev/null; done' && echo 0 > $I/tracing_on && "
-		   "trace-cmd extract -B histfs_rec -o run.dat; st=$?; rmdir $I; exit $st",
-		   tmp, real), 0);
-	st = sh(1, "%s/hist-replay --instance histfs_rec %s %s/run.dat > %s/replay.txt", bindir, cmds, tmp, tmp);
+		   "./hw%d -c 'for i in 1 2 3 4 5 6 7 8; do ./ht%d; "
+		   "./hl%d / >/dev/null; done' && echo 0 > $I/tracing_on && "
+		   "trace-cmd extract -B histfs_rec.%d -o run.dat; st=$?; rmdir $I; exit $st",
+		   tmp, id, id, id, real, id, id, id, id, id), 0);
+	st = sh(1, "%s/hist-replay --instance histfs_rec.%d %s %s/run.dat > %s/replay.txt",
+		bindir, id, cmds, tmp, tmp);
 	T_EQ(st, 0);
 	snprintf(p, sizeof(p), "%s/replay.txt", tmp);
 	want = slurp(p);
@@ -515,15 +535,18 @@ static void test_kernel_errors(void)
 
 static void test_instances(void)
 {
-	char *h;
+	char *h, inst[100], p[200];
 
 	if (skip)
 		return;
-	T_EQ(sh(1, "mkdir %s/instances/histfs_t1", mnt), 0);
-	T_EQ(mwrite("instances/histfs_t1/events/sched/sched_process_fork/trigger",
+	/* a name of ours: other runs of this test share the kernel */
+	snprintf(inst, sizeof(inst), "instances/histfs_t1.%d", (int)getpid());
+	snprintf(p, sizeof(p), "%s/events/sched/sched_process_fork/trigger", inst);
+	T_EQ(sh(1, "mkdir %s/%s", mnt, inst), 0);
+	T_EQ(mwrite(p,
 		    "hist:keys=common_pid", 0), 0);
 	T_EQ(sh(1, "for i in 1 2 3; do /bin/true; done"), 0);
-	h = mslurp("instances/histfs_t1/events/sched/sched_process_fork/hist");
+	h = mslurp("%s/events/sched/sched_process_fork/hist", inst);
 	T_ASSERT(h && strstr(h, "common_pid:") && strstr(h, "Hits:"));
 	free(h);
 	/* the top level does not see the instance's trigger */
@@ -531,10 +554,10 @@ static void test_instances(void)
 	T_STREQ(h, "");
 	free(h);
 	/* two private instances now: ours for the top level may exist */
-	T_EQ(sh(0, "test $(ls %s/instances | grep -c '^histfs\\.') -ge 1", real), 0);
-	T_EQ(sh(1, "rmdir %s/instances/histfs_t1", mnt), 0);
-	T_EQ(sh(0, "test -d %s/instances/histfs_t1", real), 1);
-	T_EQ(sh(0, "ls %s/instances | grep -q '^histfs\\.[0-9]*\\.'", real), 1);
+	T_ASSERT(private_instances());
+	T_EQ(sh(1, "rmdir %s/%s", mnt, inst), 0);
+	T_EQ(sh(0, "test -d %s/%s", real, inst), 1);
+	T_EQ(sh(0, "ls %s/instances | grep -q '^histfs\\.%d\\.'", real, (int)last_pid), 1);
 }
 
 /* ---- synthetic events --------------------------------------------------- */
@@ -581,6 +604,50 @@ static void test_synthetic(void)
 	s = mslurp("synthetic_events");
 	T_STREQ(s, "");
 	free(s);
+}
+
+/* ---- libtracefs, unchanged ---------------------------------------------- */
+
+/* examples/histfs/check/libtracefs.c, built against Debian's libtracefs */
+static void test_libtracefs(void)
+{
+	if (skip)
+		return;
+	if (sh(0, "pkg-config --exists libtracefs")) {
+		printf("# SKIP libtracefs: pkg-config finds no libtracefs (libtracefs-dev)\n");
+		return;
+	}
+	T_EQ(sh(1, "%s -o %s/libtracefs-check %s/../examples/histfs/check/libtracefs.c "
+		   "$(pkg-config --cflags --libs libtracefs)",
+		   getenv("HIST_CC") ? getenv("HIST_CC") : "cc", tmp, bindir), 0);
+	/* libtracefs 1.6 checks for events/S/E/hist under /sys/kernel/tracing
+	 * whatever tracefs_set_tracing_dir() said: the mount goes there, in
+	 * a mount namespace of the program's own */
+	T_EQ(sh(1, "unshare -m sh -c 'mount --make-rprivate / && "
+		   "mount --bind %s /sys/kernel/tracing && "
+		   "%s/libtracefs-check /sys/kernel/tracing'", mnt, tmp), 0);
+}
+
+/* ---- trace_marker ----------------------------------------------------- */
+
+/* ftrace/print hists count the writer, not histfs's thread */
+static void test_marker(void)
+{
+	char *h, want[80];
+	int i;
+
+	if (skip)
+		return;
+	T_EQ(mwrite("events/ftrace/print/trigger", "hist:keys=common_pid", 0), 0);
+	for (i = 0; i < 10; i++)
+		T_EQ(mwrite("trace_marker", "histfs test\n", 0), 0);
+	h = mslurp("events/ftrace/print/hist");
+	snprintf(want, sizeof(want), "{ common_pid: %10d } hitcount:         10\n", (int)getpid());
+	T_ASSERT(h && strstr(h, want));
+	if (h && !strstr(h, want))
+		printf("# want '%s' in:\n%s", want, h);
+	free(h);
+	T_EQ(mwrite("events/ftrace/print/trigger", "", 0), 0);
 }
 
 /* ---- concurrency -------------------------------------------------------- */
@@ -703,12 +770,17 @@ int main(int argc, char **argv)
 	T_RUN(test_kernel_errors);
 	T_RUN(test_instances);
 	T_RUN(test_synthetic);
+	T_RUN(test_libtracefs);
+	T_RUN(test_marker);
 	T_RUN(test_concurrent);
 	T_RUN(test_unmount_cleans);
 	if (histfs_pid > 0)
 		stop_histfs();
 	if (!skip)
 		umount2(real, MNT_DETACH);
-	sh(0, "rm -rf %s", tmp);
+	if (t__fail)
+		printf("# kept %s (histfs.err: histfs's messages)\n", tmp);
+	else
+		sh(0, "rm -rf %s", tmp);
 	return T_DONE();
 }

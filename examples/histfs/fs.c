@@ -14,6 +14,7 @@
 #define FUSE_USE_VERSION 35
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <fuse.h>
 #include <getopt.h>
@@ -44,6 +45,8 @@ enum kind {
 	K_SYN_DIR,	/* events/synthetic */
 	K_SYN_EVENT,	/* events/synthetic/NAME */
 	K_SYN_FILE,	/* events/synthetic/NAME/FILE */
+	K_MARKER,	/* instances/NAME/trace_marker: also to our instance */
+	K_SYN_SYS,	/* events/synthetic/enable, filter (the system's) */
 };
 
 /* files of events/synthetic/NAME/ */
@@ -68,8 +71,13 @@ struct fh {
 	struct route r;
 	struct hfs_buf buf;	/* generated content */
 	int have_buf;
-	char enable[4];		/* K_SYN_FILE enable: what was written */
+	uint64_t seen;		/* K_HIST: the event's hits at open/last read */
+	struct fuse_pollhandle *ph;	/* a poll waiting for more (under lock) */
+	struct fh *next_poll;
 };
+
+/* Open hist files with a poll waiting (hfs.lock). */
+static struct fh *pollers;
 
 static int is_private(const char *name)
 {
@@ -137,6 +145,8 @@ static int route(const char *path, struct route *r)
 			r->kind = K_DYN_EVENTS;
 		else if (!r->in_inst && !strcmp(f, "README"))
 			r->kind = K_README;
+		else if (!strcmp(f, "trace_marker"))
+			r->kind = K_MARKER;
 		return 0;
 	}
 	if (n < 2 || strcmp(comp[i], "events"))
@@ -145,6 +155,12 @@ static int route(const char *path, struct route *r)
 		r->kind = n == 2 ? K_SYN_DIR : n == 3 ? K_SYN_EVENT : K_SYN_FILE;
 		if (n >= 3)
 			snprintf(r->ev, sizeof(r->ev), "%s", comp[i + 2]);
+		/* the system's own files: tools (libtracefs) list a system
+		 * only when it has an enable file */
+		if (n == 3 && (!strcmp(comp[i + 2], "enable") || !strcmp(comp[i + 2], "filter"))) {
+			r->kind = K_SYN_SYS;
+			r->file = !strcmp(comp[i + 2], "enable") ? "enable" : "filter";
+		}
 		snprintf(r->sys, sizeof(r->sys), "synthetic");
 		if (n == 4) {
 			int j;
@@ -259,13 +275,16 @@ static int hfs_getattr(const char *path, struct stat *st, struct fuse_file_info 
 	case K_SYN_DIR:
 	case K_SYN_EVENT:
 	case K_SYN_FILE:
+	case K_SYN_SYS:
 		if (r.kind == K_SYN_FILE && !r.file)
 			return -ENOENT;
 		pthread_mutex_lock(&hfs.lock);
-		ok = synth_exists(r.kind == K_SYN_DIR ? NULL : r.ev);
+		ok = synth_exists(r.kind == K_SYN_DIR || r.kind == K_SYN_SYS ? NULL : r.ev);
 		pthread_mutex_unlock(&hfs.lock);
 		if (!ok)
 			return -ENOENT;
+		if (r.kind == K_SYN_SYS)
+			return fake_stat(st, S_IFREG | 0640);
 		if (r.kind != K_SYN_FILE)
 			return fake_stat(st, S_IFDIR | 0750);
 		return fake_stat(st, S_IFREG | (!strcmp(r.file, "hist") ||
@@ -318,8 +337,11 @@ static int hfs_readdir(const char *path, void *buf, fuse_fill_dir_t filler,
 				break;
 			}
 		}
-		if (r.kind == K_SYN_DIR)
+		if (r.kind == K_SYN_DIR) {
+			add(buf, filler, "enable");
+			add(buf, filler, "filter");
 			ret = 0;
+		}
 		hctx_free_names(names);
 		return ret;
 	}
@@ -488,6 +510,108 @@ static int open_trunc(struct fh *h)
 	return ret;
 }
 
+/*
+ * Poll on a hist file, as the kernel's: readable (POLLIN, POLLPRI) once
+ * a hist trigger of the event counted a hit since the file was opened or
+ * last read.  The drain thread wakes the waiting polls.
+ */
+static hist_event *hist_ev(const struct fh *h, struct hfs_ctx **cp)
+{
+	struct hfs_ctx *c = ctx_of(&h->r);
+
+	*cp = c;
+	return hctx_known_event(c, h->r.sys, h->r.ev);
+}
+
+/* The event's hits, all its hist triggers together (hfs.lock). */
+static uint64_t event_hits(hist_event *ev)
+{
+	uint64_t n = 0;
+	unsigned i;
+
+	for (i = 0; ev && i < hist_event_nr_hists(ev); i++) {
+		int err;
+		hist_reader *r = hist_reader_create(ev, i, &err);
+
+		if (r) {
+			n += hist_reader_info(r)->hits;
+			hist_reader_destroy(r);
+		}
+	}
+	return n;
+}
+
+static void unpoll(struct fh *h)
+{
+	struct fh **pp;
+
+	for (pp = &pollers; *pp; pp = &(*pp)->next_poll)
+		if (*pp == h) {
+			*pp = h->next_poll;
+			break;
+		}
+	if (h->ph)
+		fuse_pollhandle_destroy(h->ph);
+	h->ph = NULL;
+}
+
+/* After a drain of C: wake the polls whose event counted hits. */
+static void wake_pollers(struct hfs_ctx *c)
+{
+	struct fh *h, *next;
+
+	for (h = pollers; h; h = next) {
+		struct hfs_ctx *hc;
+		hist_event *ev;
+
+		next = h->next_poll;
+		ev = hist_ev(h, &hc);
+		if (hc != c || event_hits(ev) == h->seen)
+			continue;
+		fuse_notify_poll(h->ph);
+		unpoll(h);
+	}
+}
+
+static int hfs_poll(const char *path, struct fuse_file_info *fi,
+		    struct fuse_pollhandle *ph, unsigned *reventsp)
+{
+	struct fh *h = (struct fh *)(uintptr_t)fi->fh;
+	struct hfs_ctx *c;
+	hist_event *ev;
+
+	(void)path;
+	if (h->kind != K_HIST) {
+		/* tracefs's own files: readable and writable at once (the
+		 * few that block, trace_pipe, are read blocking) */
+		if (ph)
+			fuse_pollhandle_destroy(ph);
+		*reventsp = POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM;
+		return 0;
+	}
+	pthread_mutex_lock(&hfs.lock);
+	ev = hist_ev(h, &c);
+	hctx_drain(c);
+	if (event_hits(ev) != h->seen) {
+		*reventsp = POLLIN | POLLRDNORM | POLLPRI;
+		if (ph)
+			fuse_pollhandle_destroy(ph);
+	} else {
+		*reventsp = 0;
+		if (ph) {
+			if (h->ph) {
+				fuse_pollhandle_destroy(h->ph);
+			} else {
+				h->next_poll = pollers;
+				pollers = h;
+			}
+			h->ph = ph;
+		}
+	}
+	pthread_mutex_unlock(&hfs.lock);
+	return 0;
+}
+
 static int hfs_open(const char *path, struct fuse_file_info *fi)
 {
 	struct fh *h = calloc(1, sizeof(*h));
@@ -531,6 +655,15 @@ static int hfs_open(const char *path, struct fuse_file_info *fi)
 		break;
 	case K_SYNTH_EVENTS:
 		break;
+	case K_SYN_SYS:
+		pthread_mutex_lock(&hfs.lock);
+		ok = synth_exists(NULL);
+		pthread_mutex_unlock(&hfs.lock);
+		if (!ok) {
+			ret = -ENOENT;
+			goto fail;
+		}
+		break;
 	default:
 		real = 1;
 		break;
@@ -548,6 +681,13 @@ static int hfs_open(const char *path, struct fuse_file_info *fi)
 			goto fail;
 		}
 	}
+	if (h->kind == K_HIST) {
+		struct hfs_ctx *c;
+
+		pthread_mutex_lock(&hfs.lock);
+		h->seen = event_hits(hist_ev(h, &c));
+		pthread_mutex_unlock(&hfs.lock);
+	}
 	fi->fh = (uint64_t)(uintptr_t)h;
 	fi->direct_io = 1;
 	fi->keep_cache = 0;
@@ -562,6 +702,9 @@ static int hfs_release(const char *path, struct fuse_file_info *fi)
 	struct fh *h = (struct fh *)(uintptr_t)fi->fh;
 
 	(void)path;
+	pthread_mutex_lock(&hfs.lock);
+	unpoll(h);
+	pthread_mutex_unlock(&hfs.lock);
 	if (h->fd >= 0)
 		close(h->fd);
 	hfs_buf_free(&h->buf);
@@ -662,6 +805,8 @@ static int generate(struct fh *h, struct hfs_buf *out)
 		hctx_drain(c);
 		ev = hctx_known_event(c, h->r.sys, h->r.ev);
 		if (ev && h->kind == K_HIST)
+			h->seen = event_hits(ev);
+		if (ev && h->kind == K_HIST)
 			ret = hist_event_print_hist(ev, hfs_buf_write, out);
 		else if (ev)
 			ret = hist_event_print_hist_debug(ev, hfs_buf_write, out);
@@ -687,6 +832,10 @@ static int generate(struct fh *h, struct hfs_buf *out)
 		if (!ret)
 			ret = hfs_buf_write(out, hctx_readme_hist(),
 					    strlen(hctx_readme_hist()));
+		break;
+	case K_SYN_SYS:
+		/* synthetic events are never recorded in the kernel's buffer */
+		ret = hfs_buf_printf(out, !strcmp(h->r.file, "enable") ? "0\n" : "none\n");
 		break;
 	case K_SYN_FILE:
 		if (!c)
@@ -730,7 +879,7 @@ static int hfs_read(const char *path, char *buf, size_t size, off_t off,
 	int ret;
 
 	(void)path;
-	if (h->kind == K_PASS) {
+	if (h->kind == K_PASS || h->kind == K_MARKER) {
 		k = pread(h->fd, buf, size, off);
 		if (k < 0 && errno == ESPIPE)
 			k = read(h->fd, buf, size);
@@ -801,6 +950,11 @@ static int write_trigger(struct fh *h, const char *buf, size_t size)
 	if (!ret)
 		hctx_rebind(c);
 	pthread_mutex_unlock(&hfs.lock);
+	if (ret && !hfs.quiet && !c)
+		fprintf(stderr, HFS_PROG ": %s: %s\n", h->r.rel, strerror(ret < 0 ? -ret : ret));
+	else if (ret && !hfs.quiet && !ev)
+		fprintf(stderr, HFS_PROG ": %s: libhist does not know %s/%s\n", h->r.rel,
+			h->r.sys, h->r.ev);
 	free(cmd);
 	return ret ? (ret > 0 ? -ret : ret) : (int)size;
 }
@@ -901,6 +1055,46 @@ static int write_syn_file(struct fh *h, const char *buf, size_t size)
 	return ret ? ret : (int)size;
 }
 
+/*
+ * A write to trace_marker.  FUSE makes it a write of histfs's thread, so
+ * the kernel's ftrace/print record carries our pid; the writer's pid is
+ * queued (hctx_marker()) and given back to the record libhist sees.
+ * Writes are serialised (hfs.lock) so records and queue keep one order.
+ * The top level's record reaches our instance by copy_trace_marker; for
+ * an instance, the same text is also written to our instance for it.
+ */
+static int write_marker(struct fh *h, const char *buf, size_t size)
+{
+	struct fuse_context *fc = fuse_get_context();
+	int32_t tid = (int32_t)gettid(), pid = fc ? (int32_t)fc->pid : tid;
+	struct hfs_ctx *c;
+	char p[PATH_MAX];
+	ssize_t k;
+	int fd = -1;
+
+	pthread_mutex_lock(&hfs.lock);
+	c = ctx_of(&h->r);
+	if (c)
+		hctx_marker(c, tid, pid);
+	k = write(h->fd, buf, size);
+	if (k < 0) {
+		k = -errno;
+		if (c)
+			hctx_marker_undo(c);
+	} else if (c && h->r.in_inst) {
+		fd = open(tfs_path(&c->tfs, "trace_marker", p, sizeof(p)), O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, buf, (size_t)k) < 0) {
+			hctx_marker_undo(c);
+			if (!hfs.quiet)
+				fprintf(stderr, HFS_PROG ": %s: %s\n", p, strerror(errno));
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	pthread_mutex_unlock(&hfs.lock);
+	return (int)k;
+}
+
 static int hfs_write(const char *path, const char *buf, size_t size, off_t off,
 		     struct fuse_file_info *fi)
 {
@@ -916,9 +1110,13 @@ static int hfs_write(const char *path, const char *buf, size_t size, off_t off,
 		return write_lines(h, buf, size);
 	case K_SYN_FILE:
 		return write_syn_file(h, buf, size);
+	case K_SYN_SYS:
+		return (int)size;	/* see write_syn_file(): nothing to record */
 	case K_HIST:
 	case K_HIST_DEBUG:
 		return -EACCES;
+	case K_MARKER:
+		return write_marker(h, buf, size);
 	default:
 		k = pwrite(h->fd, buf, size, off);
 		if (k < 0 && errno == ESPIPE)
@@ -946,9 +1144,12 @@ static void *drain_main(void *arg)
 		struct hfs_ctx *c;
 
 		pthread_mutex_lock(&hfs.lock);
-		for (c = hfs.ctxs; c; c = c->next)
+		for (c = hfs.ctxs; c; c = c->next) {
 			if (c->nr_enabled)
 				hctx_drain(c);
+			if (pollers)
+				wake_pollers(c);
+		}
 		pthread_mutex_unlock(&hfs.lock);
 		usleep(100000);
 	}
@@ -993,6 +1194,7 @@ static const struct fuse_operations ops = {
 	.read = hfs_read,
 	.write = hfs_write,
 	.statfs = hfs_statfs,
+	.poll = hfs_poll,
 	.init = hfs_init,
 	.destroy = hfs_destroy,
 };

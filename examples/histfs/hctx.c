@@ -179,19 +179,56 @@ static int set_clock_cb(void *data, const char *name)
 	return ret ? ret : c->orig.set_clock(c->orig.data, name);
 }
 
+void hctx_marker(struct hfs_ctx *c, int32_t tid, int32_t pid)
+{
+	const uint32_t n = sizeof(c->mq) / sizeof(c->mq[0]);
+
+	if (c->mq_len == n) {	/* records lost: forget the oldest */
+		c->mq_head = (c->mq_head + 1) % n;
+		c->mq_len--;
+	}
+	c->mq[(c->mq_head + c->mq_len++) % n] = (struct hfs_marker){ tid, pid };
+}
+
+void hctx_marker_undo(struct hfs_ctx *c)
+{
+	if (c->mq_len)
+		c->mq_len--;
+}
+
+/* common_pid of a record (the common fields: type u16, flags u8,
+ * preempt_count u8, pid s32) */
+#define COMMON_PID_OFF 4
+
 static void feed(void *arg, const struct hist_ftrace_record *rec)
 {
 	struct hfs_ctx *c = arg;
 	hist_event *ev = host_event_by_id(c->host, rec->type);
+	const void *data = rec->data;
+	uint8_t copy[4096];
 	struct hist_hit hit;
+	int32_t pid;
 
 	if (!ev)
 		return;
+	/* a marker line histfs wrote for a writer: the writer's record
+	 * (writes are serialised, so records come in the queue's order) */
+	if (c->mq_len && rec->type == c->print_id && rec->len <= sizeof(copy) &&
+	    rec->len >= COMMON_PID_OFF + 4) {
+		memcpy(&pid, (const uint8_t *)rec->data + COMMON_PID_OFF, 4);
+		if (pid == c->mq[c->mq_head].tid) {
+			memcpy(copy, rec->data, rec->len);
+			memcpy(copy + COMMON_PID_OFF, &c->mq[c->mq_head].pid, 4);
+			c->mq_head = (c->mq_head + 1) % (sizeof(c->mq) / sizeof(c->mq[0]));
+			c->mq_len--;
+			data = copy;
+		}
+	}
 	memset(&hit, 0, sizeof(hit));
 	hit.ts = rec->ts;
 	hit.cpu = rec->cpu;
 	hit.pid = -1;
-	hist_event_hit(ev, rec->data, rec->len, &hit);
+	hist_event_hit(ev, data, rec->len, &hit);
 }
 
 void hctx_drain(struct hfs_ctx *c)
@@ -299,6 +336,12 @@ struct hfs_ctx *hctx_get(const char *name, int create, int *err)
 	c->ctx = hist_ctx_create(&host, &opts, &ret);
 	if (!c->ctx)
 		goto fail;
+	{
+		char *id = tfs_read(&c->tfs, "events/ftrace/print/id", 0, NULL);
+
+		c->print_id = id ? (uint32_t)strtoul(id, NULL, 10) : UINT32_MAX;
+		free(id);
+	}
 	/* record in our instance only while we have events enabled */
 	tfs_write(&c->tfs, "tracing_on", "1", 0);
 	c->next = hfs.ctxs;

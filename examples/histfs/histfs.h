@@ -56,6 +56,11 @@ struct hfs_ctx {
 	struct hfs_cmdline *cmdlines;	/* saved_cmdlines, reread per drain */
 	size_t nr_cmdlines, cap_cmdlines;
 	int cmdlines_stale;
+	/* trace_marker writes made by histfs for a writer: the record is
+	 * our thread's; feed() gives it the writer's pid (hctx_marker()) */
+	struct hfs_marker { int32_t tid, pid; } mq[256];
+	uint32_t mq_head, mq_len;
+	uint32_t print_id;	/* ftrace/print's type */
 	char **enabled;		/* "SYS/EVENT" enabled in our instance */
 	size_t nr_enabled;
 	struct hfs_ctx *next;
@@ -97,6 +102,11 @@ int hctx_is_hist_cmd(const char *cmd);
  * (free with hctx_free_names).  */
 char **hctx_synth_names(struct hfs_ctx *c);
 void hctx_free_names(char **v);
+/* Thread TID of histfs writes a trace_marker line for process PID: the
+ * ftrace/print record it makes in C's buffers is PID's. */
+void hctx_marker(struct hfs_ctx *c, int32_t tid, int32_t pid);
+/* The last hctx_marker() did not reach the kernel. */
+void hctx_marker_undo(struct hfs_ctx *c);
 /* The text of README's hist-trigger sections. */
 const char *hctx_readme_hist(void);
 /* error_log: the kernel's text KTEXT and libhist's entries, merged by
