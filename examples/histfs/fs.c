@@ -1074,8 +1074,10 @@ static int write_marker(struct fh *h, const char *buf, size_t size)
 
 	pthread_mutex_lock(&hfs.lock);
 	c = ctx_of(&h->r);
+	/* the kernel runs print's triggers before it appends a missing
+	 * newline (tracing_mark_write) */
 	if (c)
-		hctx_marker(c, tid, pid);
+		hctx_marker(c, tid, pid, size && buf[size - 1] != '\n');
 	k = write(h->fd, buf, size);
 	if (k < 0) {
 		k = -errno;

@@ -179,7 +179,7 @@ static int set_clock_cb(void *data, const char *name)
 	return ret ? ret : c->orig.set_clock(c->orig.data, name);
 }
 
-void hctx_marker(struct hfs_ctx *c, int32_t tid, int32_t pid)
+void hctx_marker(struct hfs_ctx *c, int32_t tid, int32_t pid, int strip_nl)
 {
 	const uint32_t n = sizeof(c->mq) / sizeof(c->mq[0]);
 
@@ -187,7 +187,7 @@ void hctx_marker(struct hfs_ctx *c, int32_t tid, int32_t pid)
 		c->mq_head = (c->mq_head + 1) % n;
 		c->mq_len--;
 	}
-	c->mq[(c->mq_head + c->mq_len++) % n] = (struct hfs_marker){ tid, pid };
+	c->mq[(c->mq_head + c->mq_len++) % n] = (struct hfs_marker){ tid, pid, strip_nl };
 }
 
 void hctx_marker_undo(struct hfs_ctx *c)
@@ -219,6 +219,14 @@ static void feed(void *arg, const struct hist_ftrace_record *rec)
 		if (pid == c->mq[c->mq_head].tid) {
 			memcpy(copy, rec->data, rec->len);
 			memcpy(copy + COMMON_PID_OFF, &c->mq[c->mq_head].pid, 4);
+			if (c->mq[c->mq_head].strip_nl) {
+				/* the text ends at the first NUL after buf
+				 * (offset 16: ip precedes it); drop its '\n' */
+				uint8_t *nul = memchr(copy + 16, 0, rec->len > 16 ? rec->len - 16 : 0);
+
+				if (nul && nul > copy + 16 && nul[-1] == '\n')
+					nul[-1] = 0;
+			}
 			c->mq_head = (c->mq_head + 1) % (sizeof(c->mq) / sizeof(c->mq[0]));
 			c->mq_len--;
 			data = copy;

@@ -58,7 +58,7 @@ struct hfs_ctx {
 	int cmdlines_stale;
 	/* trace_marker writes made by histfs for a writer: the record is
 	 * our thread's; feed() gives it the writer's pid (hctx_marker()) */
-	struct hfs_marker { int32_t tid, pid; } mq[256];
+	struct hfs_marker { int32_t tid, pid; int strip_nl; } mq[256];
 	uint32_t mq_head, mq_len;
 	uint32_t print_id;	/* ftrace/print's type */
 	char **enabled;		/* "SYS/EVENT" enabled in our instance */
@@ -103,8 +103,10 @@ int hctx_is_hist_cmd(const char *cmd);
 char **hctx_synth_names(struct hfs_ctx *c);
 void hctx_free_names(char **v);
 /* Thread TID of histfs writes a trace_marker line for process PID: the
- * ftrace/print record it makes in C's buffers is PID's. */
-void hctx_marker(struct hfs_ctx *c, int32_t tid, int32_t pid);
+ * ftrace/print record it makes in C's buffers is PID's.  STRIP_NL: the
+ * text did not end in a newline, the kernel added one after running the
+ * event's triggers, so they saw the text without it. */
+void hctx_marker(struct hfs_ctx *c, int32_t tid, int32_t pid, int strip_nl);
 /* The last hctx_marker() did not reach the kernel. */
 void hctx_marker_undo(struct hfs_ctx *c);
 /* The text of README's hist-trigger sections. */
