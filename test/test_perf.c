@@ -15,11 +15,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
 #include "harness.h"
 #include "hist_ftrace.h"
-#include "../examples/hist-replay/replay.h"
+#include "conf.h"
 
-#define DIR "test/data/perf/"
+#define DATA "test/data/perf/"
 
 static const char *const files[] = {
 	"sched.perf.data",	   /* file mode, -a, 5 events */
@@ -170,7 +172,7 @@ static void test_counts_vs_perf_script(void)
 		char *out, *line, *save;
 		int k;
 
-		snprintf(path, sizeof(path), DIR "%s", files[i]);
+		snprintf(path, sizeof(path), DATA "%s", files[i]);
 		if (walk_file(path, &w))
 			continue;
 		if (w.errors)
@@ -217,12 +219,12 @@ static void test_lost_vs_perf(void)
 	char *out, *p;
 	uint64_t sum = 0;
 
-	if (walk_file(DIR "lost.perf.data", &w))
+	if (walk_file(DATA "lost.perf.data", &w))
 		return;
 	T_ASSERT(w.lost > 0);
 	if (!perf_installed())
 		return;
-	out = run("perf script -f -D -i " DIR "lost.perf.data 2>/dev/null");
+	out = run("perf script -f -D -i " DATA "lost.perf.data 2>/dev/null");
 	T_ASSERT(out != NULL);
 	if (!out)
 		return;
@@ -264,7 +266,7 @@ static char *replay_hist(const char *path, const char *target, const char *trigg
  * "NR n (...)" lines. */
 static void test_syscall_hist_vs_perf(void)
 {
-	char *hist = replay_hist(DIR "syscalls.pipe.perf.data", "raw_syscalls/sys_enter",
+	char *hist = replay_hist(DATA "syscalls.pipe.perf.data", "raw_syscalls/sys_enter",
 				 "hist:keys=id:vals=hitcount:sort=id");
 	char *out, *p;
 	uint64_t want[512] = { 0 }, got[512] = { 0 };
@@ -284,7 +286,7 @@ static void test_syscall_hist_vs_perf(void)
 	free(hist);
 	if (!perf_installed())
 		return;
-	out = run("perf script -f -i " DIR "syscalls.pipe.perf.data -F event,trace 2>/dev/null");
+	out = run("perf script -f -i " DATA "syscalls.pipe.perf.data -F event,trace 2>/dev/null");
 	T_ASSERT(out != NULL);
 	if (!out)
 		return;
@@ -373,12 +375,160 @@ out:
 		printf("# could not remove %s\n", dir);
 }
 
+/* ---- the kernel's own hists (test/conformance/cases-perf) -------------- */
+
+#define CASES "test/conformance/cases-perf/"
+
+/* Apply a case's settings, synthetic events and triggers to R. */
+static int conf_setup(struct replay *r, const char *dir)
+{
+	static const char *const cfiles[] = { "settings", "synthetic_events", "triggers" };
+	size_t f, n, i;
+
+	for (f = 0; f < 3; f++) {
+		char path[512], **lines;
+		char *text;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, cfiles[f]);
+		text = conf_read_file(path, NULL);
+		if (!text)
+			continue;
+		n = conf_lines(text, &lines);
+		for (i = 0; i < n; i++) {
+			char *l = lines[i], *tab;
+
+			if (!*l || *l == '#')
+				continue;
+			if (f == 1) {
+				replay_write(r, "synthetic_events", l);
+				continue;
+			}
+			tab = strchr(l, '\t');
+			if (!tab)
+				tab = strchr(l, ' ');
+			if (!tab)
+				continue;
+			*tab = '\0';
+			if (f == 0)
+				replay_setting(r, l, tab + 1);
+			else
+				replay_write(r, l, tab + 1);
+		}
+		free(lines);
+		free(text);
+	}
+	return 0;
+}
+
+/* Every hist of case DIR's expected/hists.tsv ("file system event index",
+ * index 1-based) against libhist's replay of RECORDING; the number of
+ * sections compared, -1 on a difference. */
+static int conf_check(const char *dir, const char *recording)
+{
+	char path[512], err[512], *tsv, **lines = NULL;
+	struct replay_opts o = { 0 };
+	struct replay *r;
+	size_t n, l;
+	int compared = 0, bad = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, recording);
+	r = replay_open(path, &o, err, sizeof(err));
+	if (!r) {
+		T_FAILF("%s: %s", path, err);
+		return -1;
+	}
+	conf_setup(r, dir);
+	if (replay_run(r))
+		T_FAILF("%s: %s", path, replay_error(r));
+	snprintf(path, sizeof(path), "%s/expected/hists.tsv", dir);
+	tsv = conf_read_file(path, NULL);
+	n = tsv ? conf_lines(tsv, &lines) : 0;
+	for (l = 1; l < n; l++) {	/* line 0 is the header */
+		char *f[4], *q = lines[l], kpath[1024], *ktext, **ks = NULL, **cs = NULL;
+		struct replay_buf b = { 0 }, diff = { 0 };
+		size_t i, nk, nc, idx;
+		const char *sys, *name;
+		int k;
+
+		for (k = 0; k < 4 && q; k++) {
+			f[k] = q;
+			q = strchr(q, '\t');
+			if (q)
+				*q++ = 0;
+		}
+		if (k < 4)
+			continue;
+		idx = (size_t)atoi(f[3]);
+		for (i = 0; i < replay_nr_events(r); i++) {
+			hist_event *ev = replay_event(r, i, &sys, &name);
+
+			if (!strcmp(sys, f[1]) && !strcmp(name, f[2]))
+				hist_event_print_hist(ev, replay_buf_write, &b);
+		}
+		snprintf(kpath, sizeof(kpath), "%s/expected/hist/%s", dir, f[0]);
+		ktext = conf_read_file(kpath, NULL);
+		nk = ktext ? conf_split_sections(ktext, &ks) : 0;
+		nc = b.s ? conf_split_sections(b.s, &cs) : 0;
+		if (!nk || idx < 1 || idx > nc) {
+			T_FAILF("%s %s: no section %zu in libhist's hist", dir, recording, idx);
+			bad++;
+		} else if (conf_compare_section(ks[0], cs[idx - 1], 0, &diff)) {
+			T_FAILF("%s %s: %s differs from the kernel's:\n%s", dir, recording, f[0],
+				diff.s ? diff.s : "");
+			bad++;
+		} else {
+			compared++;
+		}
+		conf_free_strv(ks, nk);
+		conf_free_strv(cs, nc);
+		free(ktext);
+		replay_buf_free(&b);
+		replay_buf_free(&diff);
+	}
+	free(lines);
+	free(tsv);
+	replay_close(r);
+	return bad ? -1 : compared;
+}
+
+/*
+ * Cases recorded by the oracle (test/oracle, Linux 6.1 under qemu) with
+ * perf as well as trace-cmd, under the same pid gate: hist-replay over
+ * the perf.data must print what the kernel printed (and so must the
+ * trace.dat, as in test_conformance).
+ */
+static void test_kernel_cases(void)
+{
+	DIR *d = opendir(CASES);
+	struct dirent *de;
+	int cases = 0;
+
+	T_ASSERT(d != NULL);
+	while (d && (de = readdir(d))) {
+		char dir[512];
+		int a, b;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(dir, sizeof(dir), CASES "%s", de->d_name);
+		a = conf_check(dir, "perf.data");
+		b = conf_check(dir, "trace.dat");
+		T_ASSERT(a > 0 && a == b);
+		printf("# %s: perf.data %d hist sections as the kernel's, trace.dat %d\n",
+		       de->d_name, a, b);
+		cases++;
+	}
+	if (d)
+		closedir(d);
+	T_ASSERT(cases > 0);
+}
+
 /* .execname from COMM records: an exec'd task has its new name at its
  * sched_process_exec, and the name it had before just before it. */
 static void test_comm_at_exec(void)
 {
 	char msg[400];
-	struct hist_tracedat *td = hist_tracedat_open(DIR "sched.perf.data", msg, sizeof(msg));
+	struct hist_tracedat *td = hist_tracedat_open(DATA "sched.perf.data", msg, sizeof(msg));
 	const struct hist_ftrace_event *ex, *fk;
 	const struct hist_field_desc *fn = NULL, *pidf = NULL, *child = NULL;
 	static uint64_t fork_ts[1024];
@@ -445,7 +595,7 @@ static void test_comm_at_exec(void)
 static void test_comm_at_switch(void)
 {
 	char msg[400];
-	struct hist_tracedat *td = hist_tracedat_open(DIR "sched.perf.data", msg, sizeof(msg));
+	struct hist_tracedat *td = hist_tracedat_open(DATA "sched.perf.data", msg, sizeof(msg));
 	const struct hist_ftrace_event *sw;
 	const struct hist_field_desc *pc = NULL, *pp = NULL;
 	struct hist_ftrace_record rec;
@@ -487,7 +637,7 @@ static void test_comm_at_switch(void)
 static void test_stack(void)
 {
 	char msg[400];
-	struct hist_tracedat *td = hist_tracedat_open(DIR "stack.perf.data", msg, sizeof(msg));
+	struct hist_tracedat *td = hist_tracedat_open(DATA "stack.perf.data", msg, sizeof(msg));
 	struct hist_ftrace_record rec;
 	uint64_t ips[64];
 	int ret, n, with = 0, recs = 0, k;
@@ -527,7 +677,7 @@ static void test_stack(void)
 static void test_formats(void)
 {
 	char msg[400];
-	struct hist_tracedat *td = hist_tracedat_open(DIR "syscalls.pipe.perf.data", msg,
+	struct hist_tracedat *td = hist_tracedat_open(DATA "syscalls.pipe.perf.data", msg,
 						      sizeof(msg));
 
 	T_ASSERT(td != NULL);
@@ -539,7 +689,7 @@ static void test_formats(void)
 	T_ASSERT(hist_tracedat_find_event(td, "raw_syscalls", "sys_enter") != NULL);
 	T_EQ(hist_tracedat_sampled(td), 0);
 	hist_tracedat_close(td);
-	td = hist_tracedat_open(DIR "sched.perf.data", msg, sizeof(msg));
+	td = hist_tracedat_open(DATA "sched.perf.data", msg, sizeof(msg));
 	T_ASSERT(td != NULL);
 	if (!td)
 		return;
@@ -600,7 +750,7 @@ static int walk_mem(const uint8_t *buf, size_t len, uint64_t *recs, uint64_t *er
 static void test_truncated(void)
 {
 	size_t len, cut;
-	uint8_t *b = slurp(DIR "syscalls.pipe.perf.data", &len);
+	uint8_t *b = slurp(DATA "syscalls.pipe.perf.data", &len);
 	uint64_t full, recs, errs, prev = 0;
 	char msg[400];
 
@@ -618,7 +768,7 @@ static void test_truncated(void)
 	}
 	free(b);
 
-	b = slurp(DIR "sched.perf.data", &len);
+	b = slurp(DATA "sched.perf.data", &len);
 	T_ASSERT(b != NULL);
 	if (!b)
 		return;
@@ -637,7 +787,7 @@ static void test_truncated(void)
 static void test_corrupt_sample(void)
 {
 	size_t len, i;
-	uint8_t *b = slurp(DIR "sched.perf.data", &len);
+	uint8_t *b = slurp(DATA "sched.perf.data", &len);
 	uint64_t full, recs, errs;
 	struct hist_ftrace_record rec;
 	struct hist_tracedat *td;
@@ -704,7 +854,7 @@ static void test_flips(void)
 		uint8_t *b;
 		int it;
 
-		snprintf(path, sizeof(path), DIR "%s", files[f]);
+		snprintf(path, sizeof(path), DATA "%s", files[f]);
 		b = slurp(path, &len);
 		T_ASSERT(b != NULL);
 		if (!b)
@@ -729,6 +879,7 @@ int main(void)
 	T_RUN(test_lost_vs_perf);
 	T_RUN(test_syscall_hist_vs_perf);
 	T_RUN(test_pair_live);
+	T_RUN(test_kernel_cases);
 	T_RUN(test_comm_at_exec);
 	T_RUN(test_comm_at_switch);
 	T_RUN(test_stack);
