@@ -460,6 +460,26 @@ static void test_stack_keys(void)
 	free(out);
 }
 
+/* What the live shim cannot honour is said, not silently dropped. */
+static void test_warnings(void)
+{
+	char *out;
+
+	if (!tracefs[0])
+		return;
+	T_EQ(sh(1, LIVE "-d 0.2 -t 'sched/sched_switch enable_event:sched:sched_waking' "
+		"-t 'sched/sched_switch hist:keys=common_pid' > /dev/null 2> %s/warn.err",
+		build, tracefs, tmp), 0);
+	out = tmp_file("warn.err");
+	T_ASSERT(out && strstr(out, "sched/sched_waking has no trigger here"));
+	free(out);
+	T_EQ(sh(1, LIVE "-d 0.2 -t 'sched/sched_switch hist:keys=next_pid:p=next_prio:"
+		"onmax($p).snapshot()' > /dev/null 2> %s/warn.err", build, tracefs, tmp), 0);
+	out = tmp_file("warn.err");
+	T_ASSERT(out && strstr(out, "no copy of the trace buffer is kept"));
+	free(out);
+}
+
 int main(int argc, char **argv)
 {
 	char *slash;
@@ -487,6 +507,7 @@ int main(int argc, char **argv)
 	T_RUN(test_ndjson_delta);
 	T_RUN(test_kernel_filter);
 	T_RUN(test_stack_keys);
+	T_RUN(test_warnings);
 	if (tracefs_mounted_by_us && umount(tracefs))
 		printf("# could not unmount %s: %s\n", tracefs, strerror(errno));
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);

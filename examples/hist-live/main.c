@@ -807,6 +807,32 @@ static int set_file(struct state *st, const char *rel, const char *val)
 	return ret;
 }
 
+/* enable_event/disable_event of an event without triggers of its own:
+ * the kernel would turn its recording on or off, which feeds no
+ * histogram here (its records are not read).  Say so. */
+static void check_enables(struct state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr_cmds; i++) {
+		const struct cmd *c = &st->cmds[i];
+		char sys[128], name[128];
+		hist_event *ev;
+
+		if (!c->accepted || (strncmp(c->text, "enable_event:", 13) &&
+				     strncmp(c->text, "disable_event:", 14)))
+			continue;
+		if (sscanf(strchr(c->text, ':') + 1, "%127[^:]:%127[^: \t]", sys,
+			   name) != 2)
+			continue;
+		ev = hist_event_lookup(st->ctx, sys, name);
+		if (!ev || !host_event_by_id(st->host, hist_event_desc(ev)->id))
+			fprintf(stderr, PROG ": warning: %s: '%s': %s/%s has no trigger "
+				"here, so enabling it feeds nothing (give it one)\n",
+				c->target, c->text, sys, name);
+	}
+}
+
 /* Turn on the events that have triggers, and tracing. */
 static int start_tracing(struct state *st)
 {
@@ -820,6 +846,7 @@ static int start_tracing(struct state *st)
 		fprintf(stderr, PROG ": no trigger to run\n");
 		return -EINVAL;
 	}
+	check_enables(st);
 	for (i = 0; i < n; i++) {
 		const char *sys, *name;
 
