@@ -684,8 +684,13 @@ static int hfs_open(const char *path, struct fuse_file_info *fi)
 	if (h->kind == K_HIST) {
 		struct hfs_ctx *c;
 
+		hist_event *ev;
+
+		/* hits recorded before the open are not news */
 		pthread_mutex_lock(&hfs.lock);
-		h->seen = event_hits(hist_ev(h, &c));
+		ev = hist_ev(h, &c);
+		hctx_drain(c);
+		h->seen = event_hits(ev);
 		pthread_mutex_unlock(&hfs.lock);
 	}
 	fi->fh = (uint64_t)(uintptr_t)h;
