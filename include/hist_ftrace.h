@@ -249,9 +249,11 @@ const char *hist_tracedat_uname(const struct hist_tracedat *td);
 int64_t hist_tracedat_ts_offset(const struct hist_tracedat *td);
 
 /*
- * Decompress zstd chunks on a worker thread, ahead of the reader (ON, the
- * default), or in line (0).  Records and their order are the same either
- * way; the worker roughly halves the reader's time on a spare core.
+ * Decompress zstd chunks on a worker thread, ahead of the reader: ON 1
+ * (the default) when the file has at least 1 MiB of zstd data (below
+ * that the thread costs more than it saves), 2 always, 0 never (in
+ * line).  Records and their order are the same either way; the worker
+ * roughly halves the reader's time on a spare core.
  * Call after open or hist_tracedat_rewind(), before the first
  * hist_tracedat_next(); -HIST_EBUSY otherwise.
  */

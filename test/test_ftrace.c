@@ -15,6 +15,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -836,6 +837,8 @@ static void test_prefetch_rewind(void)
 
 	if (!td)
 		return;
+	/* 248 KB of zstd data: below the worker's threshold, so force it */
+	T_EQ(hist_tracedat_set_prefetch(td, 2), 0);
 	for (round = 0; round < 40; round++) {
 		uint64_t n = 0, stop;
 
@@ -853,6 +856,99 @@ static void test_prefetch_rewind(void)
 		hist_tracedat_rewind(td);
 	}
 	hist_tracedat_close(td);
+}
+
+
+/* ---- tables parsed on first use ------------------------------------------ */
+
+struct sym_job {
+	struct hist_tracedat *td;
+	char out[8][128];
+};
+
+static void *sym_thread(void *arg)
+{
+	static const uint64_t addrs[8] = {
+		UINT64_C(0xffffffff8137187d), UINT64_C(0xffffffffc02330af), 0x1000,
+		UINT64_C(0xffffffff81000000), UINT64_C(0xffffffff8137187d) - 0x1ad,
+		UINT64_C(0xffffffff8137187d) + 1, UINT64_C(0xffffffffc02330af) - 8, 0,
+	};
+	struct sym_job *j = arg;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		if (hist_tracedat_sym(j->td, addrs[i], 1, j->out[i], sizeof(j->out[i])) < 0)
+			snprintf(j->out[i], sizeof(j->out[i]), "-");
+	return NULL;
+}
+
+/*
+ * kallsyms, printk formats and cmdlines are parsed on first use: two
+ * threads that race to be first see the same table (make check-tsan runs
+ * this), and one that runs after sees it too.
+ */
+static void test_lazy_tables_threads(void)
+{
+	struct hist_tracedat *td = open_ok(DATA "g08-kmalloc-sym.v7-zstd.dat");
+	struct sym_job a, b, c;
+	pthread_t ta, tb;
+	int i;
+
+	if (!td)
+		return;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	memset(&c, 0, sizeof(c));
+	a.td = b.td = c.td = td;
+	T_EQ(pthread_create(&ta, NULL, sym_thread, &a), 0);
+	T_EQ(pthread_create(&tb, NULL, sym_thread, &b), 0);
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	sym_thread(&c);
+	T_ASSERT(strcmp(a.out[0], "-") != 0);
+	for (i = 0; i < 8; i++) {
+		T_STREQ(a.out[i], b.out[i]);
+		T_STREQ(a.out[i], c.out[i]);
+	}
+	hist_tracedat_close(td);
+}
+
+/*
+ * A kallsyms section that does not decompress no longer stops the open
+ * (nothing reads it until a symbol is asked for): every record replays,
+ * and symbols fall back to "not found" as the kernel's %ps does.
+ */
+static void test_lazy_tables_damaged(void)
+{
+	size_t len, i;
+	uint8_t *b = slurp(DATA "sched.v7-zstd.dat", &len);
+	struct hist_tracedat *td;
+	struct hist_ftrace_record r;
+	char err[512], buf[128];
+	uint64_t n = 0;
+
+	if (!b)
+		return;
+	/* the middle of the kallsyms section (offset 2933, 1,012,809 bytes,
+	 * see ../shared/data/sched/tracedat-walk.txt) */
+	for (i = 0; i < 4096; i++)
+		b[500000 + i] ^= 0x5a;
+	td = hist_tracedat_open_mem(b, len, err, sizeof(err));
+	T_ASSERT(td != NULL);
+	if (!td) {
+		printf("# %s\n", err);
+		free(b);
+		return;
+	}
+	while (hist_tracedat_next(td, &r) > 0)
+		n++;
+	T_EQU(n, 65059);
+	T_EQ(hist_tracedat_sym(td, UINT64_C(0xffffffff81000000), 1, buf, sizeof(buf)), -1);
+	/* the other tables are whole (../shared/data/sched/saved_cmdlines.txt) */
+	T_STREQ(hist_tracedat_cmdline(td, 29058) ? hist_tracedat_cmdline(td, 29058) : "(none)",
+		"workload.sh");
+	hist_tracedat_close(td);
+	free(b);
 }
 
 static uint32_t rd32(const uint8_t *p)
@@ -1591,6 +1687,8 @@ int main(void)
 	T_RUN(test_v6_equals_v7);
 	T_RUN(test_prefetch_same);
 	T_RUN(test_prefetch_rewind);
+	T_RUN(test_lazy_tables_threads);
+	T_RUN(test_lazy_tables_damaged);
 	T_RUN(test_edge);
 	T_RUN(test_lost);
 	T_RUN(test_cmdlines);

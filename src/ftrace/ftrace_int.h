@@ -25,6 +25,7 @@
 #ifndef HIST_FTRACE_INT_H
 #define HIST_FTRACE_INT_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -255,6 +256,28 @@ struct hist__cpu_ent {
 	uint64_t off, size;
 };
 
+/*
+ * A table of a trace.dat parsed on first use (kallsyms, printk formats,
+ * saved cmdlines): most replays need none of them, and kallsyms alone is
+ * megabytes to decompress, split and sort.  P is the item as stored: the
+ * v6 blob (length prefix and text) in the map, or a v7 section body
+ * (maybe zstd) holding that blob.  Framing and sizes are checked at open;
+ * a table that then fails to decompress or parse stays empty (lookups
+ * give the kernel's fallback) and LZ_FAILED says so.
+ */
+enum { HIST__LZ_KSYMS, HIST__LZ_PRINTK, HIST__LZ_CMDLINES, HIST__LZ_NR };
+
+struct hist__lazy {
+	const uint8_t *p;
+	uint64_t len;
+	int wide;		/* u64 length prefix (cmdlines), else u32 */
+	int compressed;		/* P is a zstd section body */
+	uint64_t where;		/* file offset, for messages */
+	int ready;		/* 1 once loaded; acquire/release, see
+				   hist__td_load() */
+	int failed;
+};
+
 /* A ring buffer of the recording: the top one ("") or an instance's. */
 struct hist__buffer {
 	char *name;
@@ -332,6 +355,9 @@ struct hist_tracedat {
 	struct hist__ksyms ksyms;
 	struct hist__cmdlines cmdlines;
 	struct hist__printk printk;
+	struct hist__lazy lazy[HIST__LZ_NR];	/* how to load the three above */
+	pthread_mutex_t lazy_lock;	/* serialises the loads */
+	int lazy_lock_ok;
 	char *uname;
 
 	struct hist__buffer *bufs;	/* v7: every BUFFER option, in file order */
@@ -366,6 +392,14 @@ struct hist_tracedat {
 /* Record an error message (prefixed "trace.dat: ") and return CODE. */
 int hist__td_err(struct hist_tracedat *td, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4))) HIST__INTERNAL;
+
+/*
+ * Load table WHICH (HIST__LZ_*) if it is still pending.  Any thread may
+ * call it, as the lookups are documented: the first caller loads under
+ * lazy_lock and publishes with a release store of ready; a caller that
+ * sees ready with an acquire load reads the table without the lock.
+ */
+void hist__td_load(const struct hist_tracedat *td, int which) HIST__INTERNAL;
 
 /* Streams: set up after open, reset on rewind; freed on close. */
 int hist__streams_start(struct hist_tracedat *td) HIST__INTERNAL;

@@ -2,8 +2,10 @@
 /*
  * Read-only queries over an opened trace.dat: file facts, event formats by
  * name or ID, saved cmdlines, printk formats, kallsyms, and the hist_host
- * callbacks built on them.  None of them allocates or changes the file
- * object, so any number of threads may call them once open has returned.
+ * callbacks built on them.  Any number of threads may call them once open
+ * has returned: the only change they make is the first use of a table
+ * (kallsyms, printk formats, cmdlines), which hist__td_load() makes once
+ * under a lock and publishes.
  */
 #include <stdio.h>
 #include <string.h>
@@ -66,12 +68,16 @@ const struct hist_ftrace_event *hist_tracedat_event_by_id(const struct hist_trac
 
 const char *hist_tracedat_cmdline(const struct hist_tracedat *td, int32_t pid)
 {
+	hist__td_load(td, HIST__LZ_CMDLINES);
 	return hist__cmdlines_find(&td->cmdlines, pid);
 }
 
 int hist_tracedat_comm_cb(void *data, int32_t pid, char comm[16])
 {
-	const char *s = hist__cmdlines_find(&((struct hist_tracedat *)data)->cmdlines, pid);
+	const char *s;
+
+	hist__td_load(data, HIST__LZ_CMDLINES);
+	s = hist__cmdlines_find(&((struct hist_tracedat *)data)->cmdlines, pid);
 
 	if (!s)
 		return -HIST_ENOENT;
@@ -81,6 +87,7 @@ int hist_tracedat_comm_cb(void *data, int32_t pid, char comm[16])
 
 const char *hist_tracedat_printk_fmt(const struct hist_tracedat *td, uint64_t addr)
 {
+	hist__td_load(td, HIST__LZ_PRINTK);
 	return hist__printk_find(&td->printk, addr);
 }
 
@@ -103,7 +110,10 @@ int hist_tracedat_sym(void *data, uint64_t addr, int with_offset, char *buf, siz
 {
 	const struct hist_tracedat *td = data;
 
-	if (!td || !td->ksyms.nr)
+	if (!td)
+		return -1;
+	hist__td_load(td, HIST__LZ_KSYMS);
+	if (!td->ksyms.nr)
 		return -1;
 	return hist__ksyms_lookup(&td->ksyms, addr, with_offset, buf, len);
 }

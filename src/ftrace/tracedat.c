@@ -316,6 +316,136 @@ static int parse_cmdlines(struct rd *r)
 	return 0;
 }
 
+/* ---- tables parsed on first use ------------------------------------- */
+
+/* Keep where table WHICH is (a v6 item at R's cursor, checked, skipped). */
+static int defer_blob(struct rd *r, int which, int wide, const char *what)
+{
+	struct hist__lazy *lz = &r->td->lazy[which];
+	const uint8_t *start = r->p + r->pos, *text;
+	uint64_t n;
+
+	if (rd_blob(r, wide, &text, &n, what))
+		return -HIST_EINVAL;
+	lz->p = start;
+	lz->len = (uint64_t)(text - start) + n;
+	lz->wide = wide;
+	lz->compressed = 0;
+	lz->where = r->base + (uint64_t)(start - r->p);
+	lz->ready = 0;
+	return 0;
+}
+
+static int defer_kallsyms(struct rd *r)
+{
+	return defer_blob(r, HIST__LZ_KSYMS, 0, "kallsyms");
+}
+
+static int defer_printk(struct rd *r)
+{
+	return defer_blob(r, HIST__LZ_PRINTK, 0, "printk formats");
+}
+
+static int defer_cmdlines(struct rd *r)
+{
+	return defer_blob(r, HIST__LZ_CMDLINES, 1, "saved cmdlines");
+}
+
+/* The body of the lazy item: decompressed into *OWNED when it is zstd. */
+static int lazy_body(const struct hist_tracedat *td, const struct hist__lazy *lz,
+		     const uint8_t **body, size_t *len, uint8_t **owned)
+{
+	uint32_t clen, ulen;
+	size_t got;
+
+	*owned = NULL;
+	if (!lz->compressed) {
+		*body = lz->p;
+		*len = (size_t)lz->len;
+		return 0;
+	}
+	/* checked at open: 8 header bytes, clen within the section */
+	clen = hist__get32(lz->p, td->big_endian);
+	ulen = hist__get32(lz->p + 4, td->big_endian);
+	*owned = malloc(ulen ? ulen : 1);
+	if (!*owned)
+		return -1;
+	/* a one-shot context: the stream's belongs to the reader thread */
+	got = ZSTD_decompress(*owned, ulen, lz->p + 8, clen);
+	if (ZSTD_isError(got) || got != ulen) {
+		free(*owned);
+		*owned = NULL;
+		return -1;
+	}
+	*body = *owned;
+	*len = ulen;
+	return 0;
+}
+
+/*
+ * Parse table WHICH from its blob (length prefix, text).  Touches nothing
+ * but the table: it may run on a lookup thread while another walks the
+ * records (so no td->err).
+ */
+static int lazy_parse(struct hist_tracedat *td, int which)
+{
+	const struct hist__lazy *lz = &td->lazy[which];
+	const uint8_t *body;
+	const char *text;
+	uint8_t *owned;
+	uint64_t n;
+	size_t len, hl = lz->wide ? 8 : 4;
+	int ret = -1;
+
+	if (which == HIST__LZ_KSYMS && td->ksyms.nr)
+		return 0;	/* hist_tracedat_set_kallsyms() came first */
+	if (lazy_body(td, lz, &body, &len, &owned))
+		return -1;
+	if (len < hl)
+		goto out;
+	n = lz->wide ? hist__get64(body, td->big_endian) : hist__get32(body, td->big_endian);
+	if (n > len - hl)
+		goto out;
+	text = (const char *)body + hl;
+	switch (which) {
+	case HIST__LZ_KSYMS:
+		ret = hist__ksyms_init(&td->ksyms, text, (size_t)n);
+		break;
+	case HIST__LZ_PRINTK:
+		ret = hist__printk_init(&td->printk, text, (size_t)n);
+		break;
+	default:
+		ret = hist__cmdlines_init(&td->cmdlines, text, (size_t)n);
+		break;
+	}
+out:
+	free(owned);
+	return ret;
+}
+
+void hist__td_load(const struct hist_tracedat *ctd, int which)
+{
+	/* the tables are the object's cache: loading them is not a change
+	 * callers can see, so the const lookups may fill them */
+	struct hist_tracedat *td = (struct hist_tracedat *)ctd;
+	struct hist__lazy *lz = &td->lazy[which];
+
+	/* pairs with the release store below */
+	if (hist__load_acquire(&lz->ready) || !lz->p)
+		return;
+	if (td->lazy_lock_ok)
+		pthread_mutex_lock(&td->lazy_lock);
+	if (!lz->ready) {
+		/* a failed table stays empty: lookups fall back as the
+		 * kernel does for what it cannot resolve */
+		lz->failed = lazy_parse(td, which) != 0;
+		/* publishes the table to lock-free readers above */
+		hist__store_release(&lz->ready, 1);
+	}
+	if (td->lazy_lock_ok)
+		pthread_mutex_unlock(&td->lazy_lock);
+}
+
 /* ---- options -------------------------------------------------------- */
 
 /* State gathered while opening. */
@@ -735,6 +865,65 @@ static int load_meta_section(struct open_ctx *c, uint16_t id, const char *what,
 	return ret;
 }
 
+/*
+ * A table's section, kept for hist__td_load(): only its framing is
+ * checked now (a zstd body's sizes; the frame is decompressed on use).
+ */
+static int defer_section(struct open_ctx *c, uint16_t id, const char *what, int which,
+			 int wide)
+{
+	struct hist_tracedat *td = c->td;
+	struct hist__lazy *lz = &td->lazy[which];
+	const struct section *s = NULL;
+	const uint8_t *b;
+	uint32_t i;
+
+	if (c->sec_ptr[id]) {
+		s = find_section_at(c, c->sec_ptr[id]);
+		if (!s || s->id != id)
+			return hist__td_err(td, -HIST_EINVAL,
+					    "%s option points to offset %llu, which is not a %s section",
+					    what, (unsigned long long)c->sec_ptr[id], what);
+	}
+	for (i = 0; !s && i < c->nr_secs; i++)
+		if (c->secs[i].id == id)
+			s = &c->secs[i];
+	if (!s)
+		return 0;
+	b = td->map + s->off + 16;
+	if (s->flags & SEC_COMPRESSED) {
+		unsigned long long fsize;
+
+		if (!td->zstd)
+			return hist__td_err(td, -HIST_EINVAL,
+					    "%s section at offset %llu is compressed, but the file says 'none'",
+					    what, (unsigned long long)s->off);
+		if (s->size < 8 || hist__get32(b, td->big_endian) > s->size - 8)
+			return hist__td_err(td, -HIST_EINVAL, "truncated %s section at offset %llu",
+					    what, (unsigned long long)s->off);
+		if (hist__get32(b + 4, td->big_endian) > MAX_SECTION_BYTES)
+			return hist__td_err(td, -HIST_EINVAL,
+					    "%s section at offset %llu: implausible size %u", what,
+					    (unsigned long long)s->off, hist__get32(b + 4, td->big_endian));
+		/* the frame header must agree with the stored size */
+		fsize = ZSTD_getFrameContentSize(b + 8, hist__get32(b, td->big_endian));
+		if (fsize != ZSTD_CONTENTSIZE_UNKNOWN &&
+		    fsize != hist__get32(b + 4, td->big_endian))
+			return hist__td_err(td, -HIST_EINVAL,
+					    "%s section at offset %llu: %s", what,
+					    (unsigned long long)s->off,
+					    fsize == ZSTD_CONTENTSIZE_ERROR ? "not a zstd frame" :
+					    "decompressed size mismatch");
+	}
+	lz->p = b;
+	lz->len = s->size;
+	lz->wide = wide;
+	lz->compressed = (s->flags & SEC_COMPRESSED) != 0;
+	lz->where = s->off;
+	lz->ready = 0;
+	return 0;
+}
+
 /* ---- per-CPU data --------------------------------------------------- */
 
 /* Check the NR CPU entries CPUS of a buffer and set up the streams
@@ -888,8 +1077,8 @@ static int open_v6(struct open_ctx *c, struct rd *r)
 	int ret;
 
 	if ((ret = parse_header_info(r)) || (ret = parse_ftrace_formats(r)) ||
-	    (ret = parse_event_formats(r)) || (ret = parse_kallsyms(r)) ||
-	    (ret = parse_printk(r)) || (ret = parse_cmdlines(r)))
+	    (ret = parse_event_formats(r)) || (ret = defer_kallsyms(r)) ||
+	    (ret = defer_printk(r)) || (ret = defer_cmdlines(r)))
 		return ret;
 	if (rd_u32(r, &ncpus, "CPU count"))
 		return -HIST_EINVAL;
@@ -1072,9 +1261,9 @@ static int open_v7(struct open_ctx *c, struct rd *r)
 				     parse_ftrace_formats, 0)) ||
 	    (ret = load_meta_section(c, OPT_EVENT_FORMATS, "events format",
 				     parse_event_formats, 0)) ||
-	    (ret = load_meta_section(c, OPT_KALLSYMS, "kallsyms", parse_kallsyms, 0)) ||
-	    (ret = load_meta_section(c, OPT_PRINTK, "printk", parse_printk, 0)) ||
-	    (ret = load_meta_section(c, OPT_CMDLINES, "command lines", parse_cmdlines, 0)))
+	    (ret = defer_section(c, OPT_KALLSYMS, "kallsyms", HIST__LZ_KSYMS, 0)) ||
+	    (ret = defer_section(c, OPT_PRINTK, "printk", HIST__LZ_PRINTK, 0)) ||
+	    (ret = defer_section(c, OPT_CMDLINES, "command lines", HIST__LZ_CMDLINES, 1)))
 		return ret;
 	if (!c->have_buffer && c->cut_at && td->zstd && recover_buffer(c) == 0)
 		return setup_cpus(td, c->cpus, c->nr_cpus, 1);
@@ -1219,6 +1408,7 @@ static int parse_file(struct hist_tracedat *td)
 static struct hist_tracedat *finish_open(struct hist_tracedat *td, char *errbuf,
 					 size_t errlen)
 {
+	td->lazy_lock_ok = pthread_mutex_init(&td->lazy_lock, NULL) == 0;
 	if (parse_file(td) || hist__streams_start(td)) {
 		/* what the cut took explains what is missing */
 		if (td->damage[0])
@@ -1366,6 +1556,8 @@ void hist_tracedat_close(struct hist_tracedat *td)
 	hist__ksyms_fini(&td->ksyms);
 	hist__cmdlines_fini(&td->cmdlines);
 	hist__printk_fini(&td->printk);
+	if (td->lazy_lock_ok)
+		pthread_mutex_destroy(&td->lazy_lock);
 	free(td->uname);
 	for (i = 0; i < td->nr_bufs; i++) {
 		free(td->bufs[i].name);
