@@ -7,6 +7,7 @@
  *   page.c      ring-buffer sub-buffers; raw trace_pipe_raw captures
  *   kallsyms.c  the kallsyms table: address -> %ps / %pS text
  *   meta.c      saved cmdlines (pid -> comm), trace_printk formats
+ *   tables.c    those three tables of a trace.dat, loaded on first use
  *   tracedat.c  trace.dat v6/v7: headers, sections, options, metadata
  *   lookup.c    read-only queries over an opened trace.dat
  *   stream.c    per-CPU record streams (zstd chunks) and their merge
