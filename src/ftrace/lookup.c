@@ -125,6 +125,7 @@ int hist_tracedat_sym_addr(void *data, const char *name, size_t n, uint64_t *add
 
 	if (!td || !name || !addr)
 		return -1;
+	hist__td_load(td, HIST__LZ_KSYMS);
 	for (i = 0; i < td->ksyms.nr; i++) {
 		const char *s = td->ksyms.text + td->ksyms.syms[i].name;
 
