@@ -254,3 +254,11 @@ $(BUILD)/examples/histfs/%.o: examples/histfs/%.c
 	$(CC) $(ALL_CFLAGS) $(FUSE_CFLAGS) -MMD -MP -c $< -o $@
 $(BUILD)/histfs: $(HISTFS_SRC:%.c=$(BUILD)/%.o) $(HISTFS_LIVE_OBJ) $(FTRACE_LIB) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(FTRACE_LIBS) $(FUSE_LIBS) -lpthread
+
+# hist-merge: the JSON of several runs merged into one hist file
+# (libhist's hist_merge_*; the tool only reads the JSON back)
+HIST_MERGE := $(BUILD)/hist-merge
+all: $(HIST_MERGE)
+TOOLS += $(HIST_MERGE)
+$(HIST_MERGE): $(BUILD)/examples/hist-merge/main.o $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^

@@ -858,6 +858,29 @@ int hist_print_openmetrics_eof(hist_write_fn write, void *arg,
 int hist_event_print_json_opts(hist_event *ev, hist_write_fn write, void *arg,
 			       const struct hist_print_opts *opts);
 
+/*
+ * Merging: the histograms of one trigger from several runs or machines
+ * as one, printed as the kernel prints the hist file (hist-merge(1)).
+ * Entries with equal keys are added up, onmax() blocks keep the larger
+ * max with its saved fields, onchange() blocks the input added last;
+ * sorting, .percent, .graph and Totals are those of the merged table.
+ * Context: any thread, one merge per thread at a time; allocates.
+ */
+typedef struct hist_merge hist_merge;
+
+/* NULL with *err = -HIST_ENOMEM. */
+hist_merge *hist_merge_create(int *err);
+/* Add a histogram: INFO (trigger, totals, columns) and its N entries, as
+ * a reader gives them; everything is copied.  -HIST_EINVAL if its trigger
+ * is not the one of the first histogram added (a different trigger). */
+int hist_merge_add(hist_merge *m, const struct hist_read_info *info,
+		   const struct hist_read_entry *entries, size_t n);
+/* Add the histogram of reader R (rewinds it). */
+int hist_merge_add_reader(hist_merge *m, hist_reader *r);
+/* The merged hist file section: header, entries, Totals. */
+int hist_merge_print(hist_merge *m, hist_write_fn write, void *arg);
+void hist_merge_destroy(hist_merge *m);
+
 #ifdef __cplusplus
 }
 #endif

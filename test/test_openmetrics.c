@@ -709,13 +709,13 @@ static void test_replay_cases(void)
 			continue;
 		if (has_file(dir, "synthetic_events"))
 			snprintf(synth, sizeof(synth), "-S %s/synthetic_events", dir);
-		rc = sh(0, "build/hist-replay --quantiles 0.5,0.99 %s -T %s/triggers "
+		rc = sh(0, "hist-replay --quantiles 0.5,0.99 %s -T %s/triggers "
 			"--openmetrics %s/trace.dat > %s/case.om", synth, dir, dir, tmp);
 		if (rc > 1) {
 			T_FAILF("%s: hist-replay --openmetrics exit %d", de->d_name, rc);
 			continue;
 		}
-		sh(0, "build/hist-replay --quantiles 0.5,0.99 %s -T %s/triggers "
+		sh(0, "hist-replay --quantiles 0.5,0.99 %s -T %s/triggers "
 		   "--openmetrics=text %s/trace.dat > %s/case.prom", synth, dir, dir, tmp);
 		if (have_omcheck && sh(1, "%s test/om_check.py %s/case.om", py, tmp))
 			T_FAILF("%s: OpenMetrics parser rejected it", de->d_name);
@@ -733,8 +733,35 @@ static void test_replay_cases(void)
 	T_ASSERT(done > 40);
 }
 
-int main(void)
+/* The tools of this build first on PATH: BUILD/test/PROG -> BUILD. */
+static void tools_on_path(const char *argv0)
 {
+	char dir[4096], path[8192];
+	const char *slash = strrchr(argv0, '/');
+	size_t n = slash ? (size_t)(slash - argv0) : 0;
+
+	snprintf(dir, sizeof(dir), "%.*s", (int)n, argv0);
+	if (n >= 5 && !strcmp(dir + n - 5, "/test"))
+		dir[n - 5] = 0;
+	else if (!n)
+		snprintf(dir, sizeof(dir), "build");
+	if (dir[0] != '/') {
+		char cwd[2048];
+
+		if (getcwd(cwd, sizeof(cwd)))
+			snprintf(path, sizeof(path), "%s/%.4000s", cwd, dir);
+		else
+			snprintf(path, sizeof(path), "%s", dir);
+		snprintf(dir, sizeof(dir), "%.4000s", path);
+	}
+	snprintf(path, sizeof(path), "%s:%s", dir, getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+	setenv("PATH", path, 1);
+}
+
+int main(int argc, char **argv)
+{
+	(void)argc;
+	tools_on_path(argv[0]);
 	snprintf(tmp, sizeof(tmp), "/tmp/test_openmetrics.XXXXXX");
 	if (!mkdtemp(tmp))
 		return 1;
