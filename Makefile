@@ -58,8 +58,12 @@ $(BUILD)/test/%: $(BUILD)/test/%.o $(TEST_COMMON_OBJ) $(FTRACE_LIB) $(LIB)
 $(BUILD)/examples/%: $(BUILD)/examples/%.o $(FTRACE_LIB) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(FTRACE_LIBS) -lpthread
 
-$(REPLAY): $(REPLAY_SRC:%.c=$(BUILD)/%.o) $(FTRACE_LIB) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(FTRACE_LIBS)
+# --listen (examples/listen/): libmicrohttpd where pkg-config finds it
+MHD_LIBS   := $(shell pkg-config --libs libmicrohttpd 2>/dev/null)
+LISTEN_OBJ := $(BUILD)/examples/listen/listen.o
+$(LISTEN_OBJ): CFLAGS += $(if $(MHD_LIBS),-DHIST_HAVE_MHD $(shell pkg-config --cflags libmicrohttpd))
+$(REPLAY): $(REPLAY_SRC:%.c=$(BUILD)/%.o) $(LISTEN_OBJ) $(FTRACE_LIB) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(FTRACE_LIBS) $(MHD_LIBS) -lpthread
 
 CXX ?= c++
 # The public headers must compile as C11 and as C++ on their own.

@@ -10,7 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
 #include "replay.h"
+#include "../listen/listen.h"
 
 #define MAX_QUANTILES 32
 
@@ -83,4 +88,58 @@ int replay_openmetrics(FILE *out, const struct replay_out_ev *evs, size_t n,
 		}
 	}
 	return hist_print_openmetrics_eof(file_write, out, &end) ? -1 : 0;
+}
+
+/* --listen: the final tables, served until SIGINT or SIGTERM. */
+struct served {
+	const struct replay_out_ev *evs;
+	size_t n;
+	struct hist_tracedat *td;
+};
+
+static int render(void *arg, int openmetrics, char **text, size_t *len)
+{
+	const struct served *sv = arg;
+	struct hist_print_opts saved = replay_print_opts;
+	FILE *f = open_memstream(text, len);
+	int ret;
+
+	if (!f)
+		return -1;
+	if (openmetrics)
+		replay_print_opts.flags &= ~HIST_PRINT_PROMETHEUS_TEXT;
+	else
+		replay_print_opts.flags |= HIST_PRINT_PROMETHEUS_TEXT;
+	ret = replay_openmetrics(f, sv->evs, sv->n, sv->td);
+	replay_print_opts = saved;
+	if (fclose(f))
+		ret = -1;
+	return ret;
+}
+
+int replay_listen(const char *spec, const struct replay_out_ev *evs, size_t n,
+		  struct hist_tracedat *td)
+{
+	struct served sv = { evs, n, td };
+	struct listen_srv *s;
+	sigset_t set;
+	char err[256];
+	int sig;
+
+	/* block the signals before the server's thread starts, so that it
+	 * inherits the mask and sigwait() here gets them */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	s = listen_start(spec, render, &sv, err, sizeof(err));
+	if (!s) {
+		fprintf(stderr, "hist-replay: %s\n", err);
+		return -1;
+	}
+	fprintf(stderr, "hist-replay: serving /metrics on port %u\n", listen_port(s));
+	fflush(stderr);
+	sigwait(&set, &sig);
+	listen_stop(s);
+	return 0;
 }

@@ -85,6 +85,9 @@ static const char usage_text[] =
 	"                        DIR/metrics); =text: the Prometheus text format\n"
 	"      --quantiles LIST  add these quantiles (0.5,0.99) of every numeric\n"
 	"                        key to --json and --openmetrics\n"
+	"      --listen [ADDR:]PORT  after the replay, serve the tables as\n"
+	"                        OpenMetrics on http://ADDR:PORT/metrics until\n"
+	"                        SIGINT/SIGTERM (ADDR: 127.0.0.1)\n"
 	"  -h, --help            this text\n"
 	"      --version         print the version\n"
 	"\n"
@@ -120,6 +123,7 @@ enum {
 	OPT_INTERVAL,
 	OPT_OPENMETRICS,
 	OPT_QUANTILES,
+	OPT_LISTEN,
 };
 
 static const struct option long_opts[] = {
@@ -142,6 +146,7 @@ static const struct option long_opts[] = {
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "openmetrics", optional_argument, NULL, OPT_OPENMETRICS },
 	{ "quantiles", required_argument, NULL, OPT_QUANTILES },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -1090,7 +1095,7 @@ int main(int argc, char **argv)
 	struct replay *r = NULL;
 	struct replay_out_ev *evs = NULL;
 	char err[1024];
-	const char *trace, *path;
+	const char *trace, *path, *listen_spec = NULL;
 	char stdin_path[64];
 	size_t i, n;
 	int c, status = 2, rc, list = 0;
@@ -1216,6 +1221,9 @@ int main(int argc, char **argv)
 			if (replay_parse_quantiles(optarg))
 				goto out;
 			break;
+		case OPT_LISTEN:
+			listen_spec = optarg;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			status = 0;
@@ -1310,6 +1318,8 @@ int main(int argc, char **argv)
 	else
 		rc = print_stdout(&st, r, evs, n, trace);
 	if (rc)
+		status = 2;
+	if (!rc && listen_spec && replay_listen(listen_spec, evs, n, replay_tracedat(r)))
 		status = 2;
 out:
 	free(evs);

@@ -242,6 +242,8 @@ int replay_json(FILE *out, const struct replay_doc *doc);
 extern struct hist_print_opts replay_print_opts;
 int replay_parse_quantiles(const char *arg);
 int replay_openmetrics_format(const char *arg);
+int replay_listen(const char *spec, const struct replay_out_ev *evs, size_t n,
+		  struct hist_tracedat *td);
 int replay_openmetrics(FILE *out, const struct replay_out_ev *evs, size_t n,
 		       struct hist_tracedat *td);
 

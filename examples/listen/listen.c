@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The /metrics server of the tools, on libmicrohttpd: it parses HTTP,
+ * which is the part hostile clients attack, and bounds what a client can
+ * take: 16 connections at once, 4 from one address, 64 KiB of memory per
+ * connection (request line and headers), 10 s to send a request.  Only
+ * GET and HEAD of /metrics are served (404 and 405 otherwise; a request
+ * body is read and dropped).  Prometheus's Accept header chooses the
+ * format: application/openmetrics-text gets OpenMetrics 1.0, anything
+ * else the text format 0.0.4.
+ */
+#ifdef HIST_HAVE_MHD
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <microhttpd.h>
+
+#include "listen.h"
+
+#if MHD_VERSION < 0x00097002
+typedef int mhd_result;
+#else
+typedef enum MHD_Result mhd_result;
+#endif
+
+struct listen_srv {
+	struct MHD_Daemon *d;
+	listen_render_fn fn;
+	void *arg;
+	unsigned port;
+};
+
+static mhd_result reply(struct MHD_Connection *c, unsigned status, const char *type,
+			char *body, size_t len, enum MHD_ResponseMemoryMode mode)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
+	mhd_result ret;
+
+	if (!r) {
+		if (mode == MHD_RESPMEM_MUST_FREE)
+			free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", type);
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, "Allow", "GET, HEAD");
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static mhd_result handle(void *cls, struct MHD_Connection *c, const char *url,
+			 const char *method, const char *version, const char *upload,
+			 size_t *upload_size, void **state)
+{
+	static int first;
+	struct listen_srv *s = cls;
+	const char *accept;
+	char *text = NULL;
+	size_t len = 0;
+	int om;
+
+	(void)version;
+	(void)upload;
+	if (!*state) {
+		/* the headers are in; answer once the request is complete */
+		*state = &first;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		*upload_size = 0;	/* a body: read and dropped */
+		return MHD_YES;
+	}
+	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
+			     "method not allowed\n", 19, MHD_RESPMEM_PERSISTENT);
+	if (strcmp(url, "/metrics"))
+		return reply(c, MHD_HTTP_NOT_FOUND, "text/plain",
+			     "not found: try /metrics\n", 24, MHD_RESPMEM_PERSISTENT);
+	accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
+	om = accept && strstr(accept, "application/openmetrics-text") != NULL;
+	if (s->fn(s->arg, om, &text, &len)) {
+		free(text);
+		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain",
+			     "rendering failed\n", 17, MHD_RESPMEM_PERSISTENT);
+	}
+	return reply(c, MHD_HTTP_OK,
+		     om ? "application/openmetrics-text; version=1.0.0; charset=utf-8" :
+			  "text/plain; version=0.0.4; charset=utf-8",
+		     text, len, MHD_RESPMEM_MUST_FREE);
+}
+
+/* SPEC into a socket address; 0 or -1. */
+static int parse_spec(const char *spec, struct sockaddr_storage *ss, socklen_t *sl)
+{
+	char host[128] = "127.0.0.1";
+	const char *port = spec, *colon;
+	char *end;
+	unsigned long p;
+
+	if (spec[0] == '[') {
+		const char *close = strchr(spec, ']');
+
+		if (!close || close[1] != ':' || (size_t)(close - spec - 1) >= sizeof(host))
+			return -1;
+		memcpy(host, spec + 1, (size_t)(close - spec - 1));
+		host[close - spec - 1] = 0;
+		port = close + 2;
+	} else if ((colon = strrchr(spec, ':'))) {
+		if ((size_t)(colon - spec) >= sizeof(host) || colon == spec)
+			return -1;
+		memcpy(host, spec, (size_t)(colon - spec));
+		host[colon - spec] = 0;
+		port = colon + 1;
+	}
+	errno = 0;
+	p = strtoul(port, &end, 10);
+	if (!*port || *end || errno || p > 65535)
+		return -1;
+	memset(ss, 0, sizeof(*ss));
+	if (strchr(host, ':')) {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
+
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons((uint16_t)p);
+		if (inet_pton(AF_INET6, host, &a->sin6_addr) != 1)
+			return -1;
+		*sl = sizeof(*a);
+	} else {
+		struct sockaddr_in *a = (struct sockaddr_in *)ss;
+
+		a->sin_family = AF_INET;
+		a->sin_port = htons((uint16_t)p);
+		if (inet_pton(AF_INET, host, &a->sin_addr) != 1)
+			return -1;
+		*sl = sizeof(*a);
+	}
+	return 0;
+}
+
+struct listen_srv *listen_start(const char *spec, listen_render_fn fn, void *arg,
+				char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	struct listen_srv *s;
+	const union MHD_DaemonInfo *info;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+
+	if (parse_spec(spec, &ss, &sl)) {
+		snprintf(err, errlen, "--listen wants PORT, ADDR:PORT or [ADDR6]:PORT, got '%s'",
+			 spec);
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->fn = fn;
+	s->arg = arg;
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	s->d = MHD_start_daemon(flags, ntohs(((struct sockaddr_in *)&ss)->sin_port), NULL, NULL,
+				handle, s,
+				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned)16,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)4,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)65536,
+				MHD_OPTION_END);
+	(void)sl;
+	if (!s->d) {
+		snprintf(err, errlen, "cannot listen on %s (address in use or not local?)", spec);
+		free(s);
+		return NULL;
+	}
+	info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
+	s->port = info ? info->port : 0;
+	return s;
+}
+
+unsigned listen_port(const struct listen_srv *s)
+{
+	return s->port;
+}
+
+void listen_stop(struct listen_srv *s)
+{
+	if (!s)
+		return;
+	MHD_stop_daemon(s->d);
+	free(s);
+}
+
+#else /* built without libmicrohttpd: --listen says so */
+#include <stdio.h>
+
+#include "listen.h"
+
+struct listen_srv *listen_start(const char *spec, listen_render_fn fn, void *arg,
+				char *err, size_t errlen)
+{
+	(void)spec;
+	(void)fn;
+	(void)arg;
+	snprintf(err, errlen, "--listen: built without libmicrohttpd "
+		 "(Debian: libmicrohttpd-dev)");
+	return NULL;
+}
+
+unsigned listen_port(const struct listen_srv *s)
+{
+	(void)s;
+	return 0;
+}
+
+void listen_stop(struct listen_srv *s)
+{
+	(void)s;
+}
+#endif
