@@ -47,6 +47,9 @@
 #define LLVMFuzzerTestOneInput fuzz_perf_pipe_one
 #include "../fuzz/fuzz_perf_pipe.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_openmetrics_one
+#include "../fuzz/fuzz_openmetrics.c"
+#undef LLVMFuzzerTestOneInput
 
 #define CORPUS "fuzz/corpus/"
 
@@ -66,6 +69,7 @@ static const struct target targets[] = {
 	{ "hit", fuzz_hit_one },
 	{ "perf", fuzz_perf_one },
 	{ "perf_pipe", fuzz_perf_pipe_one },
+	{ "openmetrics", fuzz_openmetrics_one },
 };
 
 static uint8_t *read_file(const char *path, size_t *len)
