@@ -183,9 +183,9 @@ $(FTRACE_SHLIB): $(FTRACE_PIC_OBJ) src/pkg/libhist-ftrace.map $(BUILD)/abi/libhi
 	$(call link_shlib,libhist-ftrace,src/pkg/libhist-ftrace.map,$(FTRACE_LIBS) -lpthread)
 
 # hist-live uses hist-replay's table of x86_64 system call names
-$(HIST_LIVE): $(HIST_LIVE_SRC:%.c=$(BUILD)/%.o) \
+$(HIST_LIVE): $(HIST_LIVE_SRC:%.c=$(BUILD)/%.o) $(LISTEN_OBJ) \
 		$(BUILD)/examples/hist-replay/syscalls_x86_64.o $(FTRACE_LIB) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(FTRACE_LIBS) -lpthread
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(FTRACE_LIBS) $(MHD_LIBS) -lpthread
 
 # the tracer carries its own copy of the core and exports only the
 # allocator entry points it wraps

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "live.h"
+#include "../listen/listen.h"
 
 /*
  * Exit statuses of hist-live's own.  With a COMMAND that ended by itself,
@@ -79,6 +80,9 @@ static const char usage_text[] =
 	"                        stop after SECONDS\n"
 	"  -o, --output FILE     print to FILE instead of standard output\n"
 	"      --json            print JSON, one document per line\n"
+	"      --listen [ADDR:]PORT  serve the histograms as OpenMetrics on\n"
+	"                        http://ADDR:PORT/metrics (ADDR: 127.0.0.1),\n"
+	"                        read up to the moment of each request\n"
 	"  -b, --buffer-kb N     per-CPU ring buffer size in KiB (default: 4096\n"
 	"                        per traced event, at most 32768, and in all at\n"
 	"                        most 1/32 of the memory)\n"
@@ -105,7 +109,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_JSON = 256, OPT_TOP, OPT_TRACEFS, OPT_VERSION, OPT_FOLLOW,
-	OPT_DELTA, OPT_CLEANUP, OPT_NO_KFILTER, OPT_KERNEL,
+	OPT_DELTA, OPT_CLEANUP, OPT_NO_KFILTER, OPT_KERNEL, OPT_LISTEN,
 };
 
 static const struct option long_opts[] = {
@@ -119,6 +123,7 @@ static const struct option long_opts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "buffer-kb", required_argument, NULL, 'b' },
 	{ "no-kernel-filter", no_argument, NULL, OPT_NO_KFILTER },
 	{ "top", no_argument, NULL, OPT_TOP },
@@ -142,6 +147,8 @@ struct watched {
 };
 
 struct state {
+	const char *listen_spec;	/* --listen */
+	struct listen_srv *srv;
 	struct cmd *cmds;
 	size_t nr_cmds;
 	struct watched *pids;
@@ -1005,6 +1012,36 @@ static void reap_child(struct state *st)
 			st->child_status);
 }
 
+/* --listen: the tables as they are (the loop drained the buffers just
+ * before answering), every event in one exposition, then the losses. */
+static int live_render(void *arg, int openmetrics, char **text, size_t *len)
+{
+	struct state *st = arg;
+	hist_event **evs = calloc(st->nr_cmds ? st->nr_cmds : 1, sizeof(*evs));
+	struct hist_print_opts o;
+	FILE *f = evs ? open_memstream(text, len) : NULL;
+	size_t i, n;
+	int ret = 0;
+
+	if (!f) {
+		free(evs);
+		return -1;
+	}
+	memset(&o, 0, sizeof(o));
+	o.flags = HIST_PRINT_NO_EOF | (openmetrics ? 0 : HIST_PRINT_PROMETHEUS_TEXT);
+	n = print_list(st, evs);
+	for (i = 0; i < n && !ret; i++)
+		ret = hist_event_print_openmetrics(evs[i], file_write, f, &o);
+	o.flags = HIST_PRINT_HOST_LOST | (openmetrics ? 0 : HIST_PRINT_PROMETHEUS_TEXT);
+	o.host_lost = ring_lost(st->ring);
+	if (!ret)
+		ret = hist_print_openmetrics_eof(file_write, f, &o);
+	if (fclose(f))
+		ret = -1;
+	free(evs);
+	return ret ? -1 : 0;
+}
+
 /* Milliseconds until the next print or the end; -1: no timer. */
 static int next_timeout(const struct state *st, double t, double next)
 {
@@ -1023,7 +1060,7 @@ static int next_timeout(const struct state *st, double t, double next)
 static int loop(struct state *st)
 {
 	size_t nr_cpu = ring_nr_cpus(st->ring), nfds, i;
-	struct pollfd *fds = calloc(nr_cpu + st->nr_pids, sizeof(*fds));
+	struct pollfd *fds = calloc(nr_cpu + st->nr_pids + 1, sizeof(*fds));
 	double next = st->interval ? st->start + st->interval : 0;
 	size_t alive = st->nr_pids;
 	int ret = 0;
@@ -1056,6 +1093,15 @@ static int loop(struct state *st)
 			fds[nfds].events = POLLIN;
 			fds[nfds++].revents = 0;
 		}
+		if (st->srv) {
+			int lt = listen_timeout_ms(st->srv);
+
+			fds[nfds].fd = listen_fd(st->srv);
+			fds[nfds].events = POLLIN;
+			fds[nfds++].revents = 0;
+			if (lt >= 0 && (timeout < 0 || lt < timeout))
+				timeout = lt;
+		}
 		ts.tv_sec = timeout / 1000;
 		ts.tv_nsec = (long)(timeout % 1000) * 1000000;
 		k = ppoll(fds, nfds, timeout < 0 ? NULL : &ts, &st->wait_mask);
@@ -1067,6 +1113,15 @@ static int loop(struct state *st)
 		if (child_changed) {
 			child_changed = 0;
 			reap_child(st);
+		}
+		if (st->srv && (k == 0 || fds[nfds - 1].revents)) {
+			/* drain first, then answer: a scrape sees every record
+			 * the kernel wrote before it */
+			if (fds[nfds - 1].revents && drain(st, 0) < 0) {
+				ret = -1;
+				break;
+			}
+			listen_run(st->srv);
 		}
 		if (k <= 0)
 			continue;
@@ -1182,6 +1237,9 @@ static int parse_args(struct state *st, int argc, char **argv)
 		}
 		case OPT_JSON:
 			st->json = 1;
+			break;
+		case OPT_LISTEN:
+			st->listen_spec = optarg;
 			break;
 		case OPT_FOLLOW:
 			st->follow = 1;
@@ -1357,7 +1415,21 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": running%s\n", st.argv || st.duration ||
 			st.nr_pids ? "" : "; Ctrl-C to stop");
 	release_command(&st);
-	if (loop(&st)) {
+	if (st.listen_spec) {
+		char lerr[256];
+
+		st.srv = listen_start_polled(st.listen_spec, live_render, &st, lerr, sizeof(lerr));
+		if (!st.srv) {
+			fprintf(stderr, PROG ": %s\n", lerr);
+			status = EXIT_USAGE;
+			goto out;
+		}
+		fprintf(stderr, PROG ": serving /metrics on port %u\n", listen_port(st.srv));
+	}
+	ret = loop(&st);
+	listen_stop(st.srv);
+	st.srv = NULL;
+	if (ret) {
 		status = st.out_closed ? 128 + SIGPIPE : EXIT_TRACEFAIL;
 		goto out;
 	}

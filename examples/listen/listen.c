@@ -143,14 +143,13 @@ static int parse_spec(const char *spec, struct sockaddr_storage *ss, socklen_t *
 	return 0;
 }
 
-struct listen_srv *listen_start(const char *spec, listen_render_fn fn, void *arg,
-				char *err, size_t errlen)
+static struct listen_srv *start(const char *spec, listen_render_fn fn, void *arg,
+				char *err, size_t errlen, unsigned flags)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	struct listen_srv *s;
 	const union MHD_DaemonInfo *info;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
 
 	if (parse_spec(spec, &ss, &sl)) {
 		snprintf(err, errlen, "--listen wants PORT, ADDR:PORT or [ADDR6]:PORT, got '%s'",
@@ -185,6 +184,40 @@ struct listen_srv *listen_start(const char *spec, listen_render_fn fn, void *arg
 	return s;
 }
 
+struct listen_srv *listen_start(const char *spec, listen_render_fn fn, void *arg,
+				char *err, size_t errlen)
+{
+	return start(spec, fn, arg, err, errlen,
+		     MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG);
+}
+
+struct listen_srv *listen_start_polled(const char *spec, listen_render_fn fn, void *arg,
+				       char *err, size_t errlen)
+{
+	return start(spec, fn, arg, err, errlen, MHD_USE_EPOLL | MHD_USE_ERROR_LOG);
+}
+
+int listen_fd(const struct listen_srv *s)
+{
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_EPOLL_FD);
+
+	return info ? info->epoll_fd : -1;
+}
+
+int listen_timeout_ms(const struct listen_srv *s)
+{
+	MHD_UNSIGNED_LONG_LONG t;
+
+	if (MHD_get_timeout(s->d, &t) != MHD_YES)
+		return -1;
+	return t > 60000 ? 60000 : (int)t;
+}
+
+void listen_run(struct listen_srv *s)
+{
+	MHD_run(s->d);
+}
+
 unsigned listen_port(const struct listen_srv *s)
 {
 	return s->port;
@@ -212,6 +245,29 @@ struct listen_srv *listen_start(const char *spec, listen_render_fn fn, void *arg
 	snprintf(err, errlen, "--listen: built without libmicrohttpd "
 		 "(Debian: libmicrohttpd-dev)");
 	return NULL;
+}
+
+struct listen_srv *listen_start_polled(const char *spec, listen_render_fn fn, void *arg,
+				       char *err, size_t errlen)
+{
+	return listen_start(spec, fn, arg, err, errlen);
+}
+
+int listen_fd(const struct listen_srv *s)
+{
+	(void)s;
+	return -1;
+}
+
+int listen_timeout_ms(const struct listen_srv *s)
+{
+	(void)s;
+	return -1;
+}
+
+void listen_run(struct listen_srv *s)
+{
+	(void)s;
 }
 
 unsigned listen_port(const struct listen_srv *s)

@@ -24,6 +24,18 @@ struct listen_srv;
  */
 struct listen_srv *listen_start(const char *spec, listen_render_fn fn, void *arg,
 				char *err, size_t errlen);
+/*
+ * The same without a thread, for a tool's own poll loop: wait for
+ * listen_fd() to be readable (or listen_timeout_ms() to pass), then call
+ * listen_run(), which answers on the caller's thread (so a tool brings
+ * its tables up to date first and renders them with no lock).
+ */
+struct listen_srv *listen_start_polled(const char *spec, listen_render_fn fn, void *arg,
+				       char *err, size_t errlen);
+int listen_fd(const struct listen_srv *s);
+/* Milliseconds until listen_run() is due for timeouts; -1: none. */
+int listen_timeout_ms(const struct listen_srv *s);
+void listen_run(struct listen_srv *s);
 /* The port bound (SPEC's port 0 picks a free one). */
 unsigned listen_port(const struct listen_srv *s);
 void listen_stop(struct listen_srv *s);
