@@ -191,8 +191,11 @@ static void test_shrinking_file_tool(void)
 			printf("#   cut after %d ms: exit %d\n", i * 20, rc);
 		/* 2: cut before the tool opened it (nothing to read) */
 		T_ASSERT(rc == 0 || rc == 2 || rc == 3);
+		/* damage: the cut seen while reading, or as a cut section
+		 * (a tool that starts slower meets the cut there) */
 		if (rc == 3)
-			T_ASSERT(out_has("changed while being read"));
+			T_ASSERT(out_has("changed while being read") ||
+				 out_has("truncated section"));
 		if (rc == 2)
 			T_ASSERT(out_has(path));
 	}
