@@ -808,7 +808,7 @@ static void test_live_listen(void)
 	}
 	T_EQ(sh(1, "hist-live -q -d 4 --listen 127.0.0.1:0 -t 'sched/sched_switch hist:keys=prev_pid.log2' "
 		"-t 'raw_syscalls/sys_enter hist:keys=id.syscall' > %s/final.txt 2> %s/err.txt & "
-		"for i in 1 2 3 4 5 6 7 8 9 10; do grep -q 'on port' %s/err.txt && break; sleep 0.2; done; "
+		"for i in $(seq 100); do grep -q 'on port' %s/err.txt && break; sleep 0.2; done; "
 		"P=$(sed -n 's/.*on port \\([0-9]*\\).*/\\1/p' %s/err.txt); "
 		"curl -sf -H 'Accept: application/openmetrics-text; version=1.0.0' "
 		"http://127.0.0.1:$P/metrics > %s/s1.om && "
