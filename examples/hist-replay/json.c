@@ -39,7 +39,8 @@ static int file_write(void *arg, const char *buf, size_t len)
 }
 
 /* Length of the valid UTF-8 sequence at S (N bytes left), or 0: the
- * rules of libhist's own JSON writer (src/output/json.c). */
+ * rules of the library's hist__utf8_len() (src/common/fmt.c), which a
+ * tool linked against the shared library cannot call. */
 static size_t utf8_len(const unsigned char *s, size_t n)
 {
 	size_t len, i;

@@ -167,3 +167,25 @@ size_t hist__strlcpy(char *dst, const char *src, size_t size)
 	}
 	return n;
 }
+
+size_t hist__utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+	uint32_t cp;
+
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	len = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+	if (n < len)
+		return 0;
+	cp = s[0] & (0x7f >> len);
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
+}

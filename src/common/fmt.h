@@ -45,5 +45,10 @@ void hist__sb_spaces(struct hist__sb *sb, unsigned n) HIST__INTERNAL;
 int hist__sb_finish(struct hist__sb *sb) HIST__INTERNAL;
 
 size_t hist__strlcpy(char *dst, const char *src, size_t size) HIST__INTERNAL;
+/* Length of the well-formed UTF-8 sequence at S (N >= 1 bytes left), or 0
+ * for a byte that starts none: overlong forms, surrogates and code points
+ * beyond U+10FFFF are not well-formed (the JSON and OpenMetrics writers
+ * escape such bytes one by one). */
+size_t hist__utf8_len(const unsigned char *s, size_t n) HIST__INTERNAL;
 
 #endif

@@ -23,30 +23,6 @@ static const char *const kind_names[] = {
 	[HIST_KEY_STACKTRACE] = "stacktrace",
 };
 
-/* Length of the valid UTF-8 sequence at S (N bytes left), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	uint32_t cp;
-
-	if (s[0] < 0xc2 || s[0] > 0xf4)
-		return 0;
-	len = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
-	if (n < len)
-		return 0;
-	cp = s[0] & (0x7f >> len);
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* overlong forms, surrogates, beyond U+10FFFF */
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return len;
-}
-
 static void put_escape(struct hist__sb *sb, unsigned c)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -76,7 +52,7 @@ static void put_str(struct hist__sb *sb, const char *s)
 		} else if (c < 0x20 || c == 0x7f) {
 			put_escape(sb, c);
 		} else if (c >= 0x80) {
-			k = utf8_len(p, n);
+			k = hist__utf8_len(p, n);
 			if (!k) {
 				put_escape(sb, c);
 			} else {

@@ -229,29 +229,6 @@ static int family(struct om *om, const char *part, const char *const *sfx,
 
 /* ---- text ------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at S (N bytes left), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	uint32_t cp;
-
-	if (s[0] < 0xc2 || s[0] > 0xf4)
-		return 0;
-	len = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
-	if (n < len)
-		return 0;
-	cp = s[0] & (0x7f >> len);
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return len;
-}
-
 /* S as text of a label value (QUOTE: '"' escaped) or of a HELP line:
  * printable UTF-8 as is, any other byte and the backslash as "\xHH"
  * (the backslash written escaped, as the format wants). */
@@ -266,7 +243,7 @@ static void put_text(struct hist__sb *sb, const char *s, bool quote)
 
 		if (c == '"' && quote) {
 			hist__sb_puts(sb, "\\\"");
-		} else if (c >= 0x80 && (k = utf8_len(p, n))) {
+		} else if (c >= 0x80 && (k = hist__utf8_len(p, n))) {
 			hist__sb_putn(sb, (const char *)p, k);
 			p += k;
 			n -= k;
