@@ -18,6 +18,7 @@
  * in every input: a merge of different triggers is refused.
  */
 #include "common/fmt.h"
+#include "output/output.h"
 #include "map/map.h"
 
 #define MERGE_KEYS 8
@@ -702,53 +703,11 @@ static void print_keys(struct hist__sb *sb, const struct hist_merge *m,
 	hist__sb_putc(sb, '}');
 }
 
-/* The kernel's percentage in hundredths, or UINT32_MAX for [ERROR]. */
-static uint32_t percentage(uint64_t v, uint64_t total)
+static enum hist__val_fmt val_fmt(uint32_t flags)
 {
-	if (!total)
-		return v ? UINT32_MAX : 0;
-	if (v < UINT64_MAX / 10000)
-		return (uint32_t)(v * 10000 / total);
-	total /= 10000;
-	if (!total)
-		return v ? UINT32_MAX : 0;
-	return (uint32_t)(v / total);
-}
-
-static void print_val(struct hist__sb *sb, const char *name, uint32_t flags, uint64_t v,
-		      uint64_t total, uint64_t max)
-{
-	hist__sb_putc(sb, ' ');
-	hist__sb_puts(sb, name);
-	if (flags & HIST_VAL_PERCENT) {
-		uint32_t pc = percentage(v, total);
-
-		if (pc == UINT32_MAX) {
-			hist__sb_puts(sb, " (%):[ERROR]");
-			return;
-		}
-		hist__sb_puts(sb, " (%): ");
-		hist__sb_u64(sb, pc / 100, 3, ' ');
-		hist__sb_putc(sb, '.');
-		hist__sb_u64(sb, pc % 100, 2, '0');
-	} else if (flags & HIST_VAL_GRAPH) {
-		uint32_t pc = percentage(v, max), n, i;
-
-		hist__sb_puts(sb, ": ");
-		if (pc == UINT32_MAX) {
-			hist__sb_str(sb, "[ERROR]", 7, 20, false);
-			return;
-		}
-		n = (uint32_t)((uint64_t)pc * 20 / 10000);
-		for (i = 0; i < 20; i++)
-			hist__sb_putc(sb, i < n ? '#' : ' ');
-	} else if (flags & HIST_VAL_HEX) {
-		hist__sb_puts(sb, ": ");
-		hist__sb_hex(sb, v, 10, ' ');
-	} else {
-		hist__sb_puts(sb, ": ");
-		hist__sb_u64(sb, v, 10, ' ');
-	}
+	return flags & HIST_VAL_PERCENT ? HIST__VAL_PERCENT :
+	       flags & HIST_VAL_GRAPH ? HIST__VAL_GRAPH :
+	       flags & HIST_VAL_HEX ? HIST__VAL_HEX : HIST__VAL_PLAIN;
 }
 
 static void print_tracks(struct hist__sb *sb, const struct mentry *e)
@@ -804,8 +763,8 @@ int hist_merge_print(hist_merge *m, hist_write_fn write, void *arg)
 		for (j = 0; j < m->nr_vals; j++) {
 			if (j || strcmp(m->val_names[0], "hitcount"))
 				hist__sb_putc(&sb, ' ');
-			print_val(&sb, m->val_names[j], m->val_flags[j], e->vals[j], total[j],
-				  max[j]);
+			hist__print_val(&sb, m->val_names[j], val_fmt(m->val_flags[j]),
+					e->vals[j], total[j], max[j]);
 		}
 		print_tracks(&sb, e);
 		hist__sb_putc(&sb, '\n');

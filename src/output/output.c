@@ -441,13 +441,13 @@ uint32_t hist__percentage(uint64_t v, uint64_t total)
 	return (uint32_t)(v / total);
 }
 
-static void print_val(struct hist__sb *sb, const char *name, uint32_t flags,
-		      uint64_t v, const struct col_stats *st)
+void hist__print_val(struct hist__sb *sb, const char *name, enum hist__val_fmt fmt,
+		     uint64_t v, uint64_t total, uint64_t max)
 {
 	hist__sb_putc(sb, ' ');
 	hist__sb_puts(sb, name);
-	if (flags & HIST__F_PERCENT) {
-		uint32_t pc = hist__percentage(v, st->total);
+	if (fmt == HIST__VAL_PERCENT) {
+		uint32_t pc = hist__percentage(v, total);
 
 		if (pc == UINT32_MAX) {
 			hist__sb_puts(sb, " (%):[ERROR]");
@@ -457,8 +457,8 @@ static void print_val(struct hist__sb *sb, const char *name, uint32_t flags,
 		hist__sb_u64(sb, pc / 100, 3, ' ');
 		hist__sb_putc(sb, '.');
 		hist__sb_u64(sb, pc % 100, 2, '0');
-	} else if (flags & HIST__F_GRAPH) {
-		uint32_t pc = hist__percentage(v, st->max), n, i;
+	} else if (fmt == HIST__VAL_GRAPH) {
+		uint32_t pc = hist__percentage(v, max), n, i;
 
 		hist__sb_puts(sb, ": ");
 		if (pc == UINT32_MAX) {
@@ -468,13 +468,21 @@ static void print_val(struct hist__sb *sb, const char *name, uint32_t flags,
 		n = (uint32_t)((uint64_t)pc * 20 / 10000);
 		for (i = 0; i < 20; i++)
 			hist__sb_putc(sb, i < n ? '#' : ' ');
-	} else if (flags & HIST__F_HEX) {
+	} else if (fmt == HIST__VAL_HEX) {
 		hist__sb_puts(sb, ": ");
 		hist__sb_hex(sb, v, 10, ' ');
 	} else {
 		hist__sb_puts(sb, ": ");
 		hist__sb_u64(sb, v, 10, ' ');
 	}
+}
+
+/* A value column's style from its modifiers, in the kernel's precedence. */
+static enum hist__val_fmt val_fmt(uint32_t flags)
+{
+	return flags & HIST__F_PERCENT ? HIST__VAL_PERCENT :
+	       flags & HIST__F_GRAPH ? HIST__VAL_GRAPH :
+	       flags & HIST__F_HEX ? HIST__VAL_HEX : HIST__VAL_PLAIN;
 }
 
 static void print_entry(struct hist__sb *sb, const struct hist__hist *h,
@@ -486,8 +494,8 @@ static void print_entry(struct hist__sb *sb, const struct hist__hist *h,
 	hist__hist_print_key(sb, h, hist__map_elt_key(elt),
 			     (const char *)hist__map_elt_payload(elt) + h->comm_off);
 	if (!h->nohitcount)
-		print_val(sb, "hitcount", h->vals[0]->flags, hist__map_sum(map, elt, 0),
-			  &st[0]);
+		hist__print_val(sb, "hitcount", val_fmt(h->vals[0]->flags),
+				hist__map_sum(map, elt, 0), st[0].total, st[0].max);
 	for (i = 1; i < h->nr_vals; i++) {
 		const struct hist__field *f = h->vals[i];
 
@@ -495,8 +503,8 @@ static void print_entry(struct hist__sb *sb, const struct hist__hist *h,
 		if (f->flags & (HIST__F_VAR | HIST__F_EXPR))
 			continue;
 		hist__sb_putc(sb, ' ');
-		print_val(sb, hist__field_name(f), f->flags,
-			  hist__map_sum(map, elt, i), &st[i]);
+		hist__print_val(sb, hist__field_name(f), val_fmt(f->flags),
+				hist__map_sum(map, elt, i), st[i].total, st[i].max);
 	}
 	hist__actions_print_entry(sb, h, elt);
 	hist__sb_putc(sb, '\n');

@@ -39,6 +39,13 @@ void hist__print_sym(struct hist__sb *sb, const struct hist_host *host,
  * UINT32_MAX where it prints [ERROR]. */
 uint32_t hist__percentage(uint64_t v, uint64_t total) HIST__INTERNAL;
 
+enum hist__val_fmt { HIST__VAL_PLAIN, HIST__VAL_HEX, HIST__VAL_PERCENT, HIST__VAL_GRAPH };
+
+/* " NAME: V" as one value column of a hist entry prints, in FMT: .percent
+ * of TOTAL, .graph against the column's MAX, .hex, or plain. */
+void hist__print_val(struct hist__sb *sb, const char *name, enum hist__val_fmt fmt,
+		     uint64_t v, uint64_t total, uint64_t max) HIST__INTERNAL;
+
 /* Print every hist trigger of EV as the hist file frames them (header,
  * trigger info), with BODY printing each section's contents. */
 int hist__print_sections(struct hist_event *ev, hist_write_fn write, void *arg,
