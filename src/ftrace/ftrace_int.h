@@ -8,6 +8,9 @@
  *   kallsyms.c  the kallsyms table: address -> %ps / %pS text
  *   meta.c      saved cmdlines (pid -> comm), trace_printk formats
  *   tables.c    those three tables of a trace.dat, loaded on first use
+ *   buffer.c    the ring buffers of a file: per-CPU data located and
+ *               checked (cuts, damage), loss tables, the buffer walked
+ *               (its own header, buffer.h, for tracedat.c)
  *   tracedat.c  trace.dat v6/v7: headers, sections, options, metadata
  *   lookup.c    read-only queries over an opened trace.dat
  *   stream.c    per-CPU record streams (zstd chunks) and their merge

@@ -16,7 +16,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,13 +24,11 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "ftrace_int.h"
+#include "buffer.h"
 
 /* Sanity limits against corrupt sizes. */
 #define MAX_SECTION_BYTES (UINT64_C(1) << 30)	/* decompressed metadata */
-#define MAX_CHUNK_BYTES (UINT32_C(1) << 27)	/* one zstd chunk of pages */
-#define MAX_PAGE_SIZE (UINT32_C(1) << 26)
-#define MAX_CPUS 65536
+#define MAX_CPUS HIST__MAX_CPUS
 
 /* v7 section and option ids (one numbering). */
 enum {
@@ -369,6 +366,24 @@ struct open_ctx {
 	uint64_t cut_at;	/* v7: the section the file ends in, or 0 */
 };
 
+/* Where td->bufs' newest buffer is: its v7 section, or its v6 CPU table. */
+static int remember_buffer_at(struct open_ctx *c, uint64_t off)
+{
+	struct hist_tracedat *td = c->td;
+
+	c->have_buffer = 1;
+	if (td->nr_bufs > c->buf_secs_cap) {
+		uint64_t *ns = realloc(c->buf_secs, (size_t)td->nr_bufs * 2 * sizeof(*ns));
+
+		if (!ns)
+			return hist__td_err(td, -HIST_ENOMEM, "out of memory");
+		c->buf_secs = ns;
+		c->buf_secs_cap = td->nr_bufs * 2;
+	}
+	c->buf_secs[td->nr_bufs - 1] = off;
+	return 0;
+}
+
 /* "[local] global counter": the bracketed clock is the one in use. */
 static void bracketed_clock(const uint8_t *s, size_t n, char *out, size_t olen)
 {
@@ -416,42 +431,16 @@ static int option_buffer_v7(struct open_ctx *c, struct rd *r)
 		return -HIST_EINVAL;
 	if (n > MAX_CPUS)
 		return hist__td_err(td, -HIST_EINVAL, "BUFFER option lists %u CPUs", n);
-	if (td->nr_bufs >= 4096)
-		return hist__td_err(td, -HIST_EINVAL, "more than 4096 BUFFER options");
-	b = realloc(td->bufs, (td->nr_bufs + 1) * sizeof(*b));
+	b = hist__buf_add(td, name, clock, ps, n);
 	if (!b)
-		return hist__td_err(td, -HIST_ENOMEM, "out of memory");
-	td->bufs = b;
-	b = &td->bufs[td->nr_bufs];
-	memset(b, 0, sizeof(*b));
-	b->name = strdup(name);
-	b->cpus = calloc(n ? n : 1, sizeof(*b->cpus));
-	if (!b->name || !b->cpus) {
-		free(b->name);
-		free(b->cpus);
-		return hist__td_err(td, -HIST_ENOMEM, "out of memory");
-	}
-	td->nr_bufs++;
+		return -HIST_ENOMEM;
 	for (i = 0; i < n; i++) {
 		rd_u32(r, &b->cpus[i].cpu, "BUFFER CPU");
 		rd_u64(r, &b->cpus[i].off, "BUFFER CPU");
 		rd_u64(r, &b->cpus[i].size, "BUFFER CPU");
 	}
-	b->nr_cpus = n;
-	b->page_size = ps;
-	snprintf(b->clock, sizeof(b->clock), "%s", clock);
 	/* its section is checked once they are all known (check_buffers()) */
-	c->have_buffer = 1;
-	if (!c->buf_secs_cap || td->nr_bufs > c->buf_secs_cap) {
-		uint64_t *ns = realloc(c->buf_secs, (size_t)td->nr_bufs * 2 * sizeof(*ns));
-
-		if (!ns)
-			return hist__td_err(td, -HIST_ENOMEM, "out of memory");
-		c->buf_secs = ns;
-		c->buf_secs_cap = td->nr_bufs * 2;
-	}
-	c->buf_secs[td->nr_bufs - 1] = sec;
-	return 0;
+	return remember_buffer_at(c, sec);
 }
 
 static int handle_option(struct open_ctx *c, uint16_t id, const uint8_t *data,
@@ -561,21 +550,6 @@ static const struct section *find_section_at(const struct open_ctx *c, uint64_t 
 	return NULL;
 }
 
-/* Note the first open-time damage (records can still be read). */
-static void note_damage(struct hist_tracedat *td, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void note_damage(struct hist_tracedat *td, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (td->damage[0])
-		return;
-	va_start(ap, fmt);
-	vsnprintf(td->damage, sizeof(td->damage), fmt, ap);
-	va_end(ap);
-}
-
 /*
  * Walk the sections from START to the end of the file.  A file cut short
  * ends the walk at the cut: the sections before it (usually all the
@@ -591,7 +565,7 @@ static int scan_sections(struct open_ctx *c, uint64_t start)
 		struct section *s;
 
 		if (td->map_len - pos < 16) {
-			note_damage(td, "truncated section header at offset %llu",
+			hist__note_damage(td, "truncated section header at offset %llu",
 				    (unsigned long long)pos);
 			c->cut_at = pos;
 			return 0;
@@ -611,7 +585,7 @@ static int scan_sections(struct open_ctx *c, uint64_t start)
 		s->flags = hist__get16(h + 2, td->big_endian);
 		s->size = hist__get64(h + 8, td->big_endian);
 		if (s->size > td->map_len - pos - 16) {
-			note_damage(td, "truncated section at offset %llu (id %u, %llu bytes, %llu left)",
+			hist__note_damage(td, "truncated section at offset %llu (id %u, %llu bytes, %llu left)",
 				    (unsigned long long)pos, s->id,
 				    (unsigned long long)s->size,
 				    (unsigned long long)(td->map_len - pos - 16));
@@ -694,7 +668,7 @@ static int parse_options_v7(struct open_ctx *c, uint64_t first)
 
 		if (!s && c->cut_at && next >= c->cut_at) {
 			/* trace-cmd writes the last options after the data */
-			note_damage(td, "the options section at offset %llu is past the end of the file",
+			hist__note_damage(td, "the options section at offset %llu is past the end of the file",
 				    (unsigned long long)next);
 			return 0;
 		}
@@ -829,148 +803,6 @@ static int defer_section(struct open_ctx *c, uint16_t id, const char *what, int 
 	return 0;
 }
 
-/* ---- per-CPU data --------------------------------------------------- */
-
-/* Check the NR CPU entries CPUS of a buffer and set up the streams
- * (walked by stream.c). */
-static int setup_cpus(struct hist_tracedat *td, const struct hist__cpu_ent *cpus,
-		      uint32_t nr_ent, int compressed)
-{
-	uint32_t ps = td->pfmt.page_size, i, max_cpu = 0;
-
-	if (!nr_ent)
-		goto lost;
-	td->streams = calloc(nr_ent, sizeof(*td->streams));
-	td->heap = calloc(nr_ent, sizeof(*td->heap));
-	if (!td->streams || !td->heap)
-		return hist__td_err(td, -HIST_ENOMEM, "out of memory");
-	for (i = 0; i < nr_ent; i++) {
-		const struct hist__cpu_ent *e = &cpus[i];
-		struct hist__stream *s = &td->streams[td->nr_streams];
-
-		if (e->cpu >= MAX_CPUS)
-			return hist__td_err(td, -HIST_EINVAL, "CPU id %u out of range", e->cpu);
-		if (e->cpu > max_cpu)
-			max_cpu = e->cpu;
-		if (!e->size)
-			continue;	/* this CPU recorded nothing */
-		s->cpu = e->cpu;
-		s->off = e->off;
-		if (e->off >= td->map_len) {
-			/* cut before this CPU's data: an empty stream that
-			 * reports the loss when the walk reaches its end */
-			snprintf(s->cut, sizeof(s->cut),
-				 "truncated CPU %u data at offset %llu (%llu bytes, none in the file of %zu bytes)",
-				 e->cpu, (unsigned long long)e->off,
-				 (unsigned long long)e->size, td->map_len);
-			s->off = td->map_len;
-			s->size = 0;
-			td->nr_streams++;
-			continue;
-		}
-		if (compressed) {
-			/* Chunks are counted, not sized: trace-cmd 3.1.6 and
-			 * older store a size 4 bytes short.  Check every
-			 * chunk header now, so the walk only decompresses.
-			 * A file cut inside the chunks keeps the whole ones. */
-			uint64_t pos = e->off + 4, n, end = e->off + e->size;
-			uint32_t nr;
-
-			if (td->map_len - e->off < 4) {
-				snprintf(s->cut, sizeof(s->cut),
-					 "truncated CPU %u chunk count at offset %llu",
-					 e->cpu, (unsigned long long)e->off);
-				nr = 0;
-			} else {
-				nr = hist__get32(td->map + e->off, td->big_endian);
-			}
-			/*
-			 * The chunks must end where the CPU's data does (or 4
-			 * bytes past it, the old size): walk them to there,
-			 * whatever the count says, so that a damaged count is
-			 * seen and costs no record.
-			 */
-			for (n = 0; !s->cut[0] && pos < end; n++) {
-				uint32_t clen, ulen;
-
-				if (td->map_len - pos < 8) {
-					snprintf(s->cut, sizeof(s->cut),
-						 "truncated CPU %u data: chunk %llu of %u, header at offset %llu, is cut off",
-						 e->cpu, (unsigned long long)n, nr,
-						 (unsigned long long)pos);
-					break;
-				}
-				clen = hist__get32(td->map + pos, td->big_endian);
-				ulen = hist__get32(td->map + pos + 4, td->big_endian);
-				if (clen > td->map_len - pos - 8) {
-					snprintf(s->cut, sizeof(s->cut),
-						 "truncated CPU %u data: chunk %llu of %u at offset %llu (%u bytes, %llu left)",
-						 e->cpu, (unsigned long long)n, nr,
-						 (unsigned long long)pos, clen,
-						 (unsigned long long)(td->map_len - pos - 8));
-					break;
-				}
-				if (ulen > MAX_CHUNK_BYTES || ulen % ps)
-					return hist__td_err(td, -HIST_EINVAL,
-							    "CPU %u chunk %llu at offset %llu: size %u is not a whole number of %u-byte pages",
-							    e->cpu, (unsigned long long)n,
-							    (unsigned long long)pos, ulen, ps);
-				pos += 8 + (uint64_t)clen;
-			}
-			if (!s->cut[0] && pos > end + 4)
-				note_damage(td, "CPU %u: chunk %llu ends at offset %llu, past the "
-					    "end of the CPU's data (%llu)", e->cpu,
-					    (unsigned long long)n - 1, (unsigned long long)pos,
-					    (unsigned long long)end);
-			else if (!s->cut[0] && n != nr)
-				note_damage(td, "CPU %u: damaged chunk count at offset %llu: it says "
-					    "%u, the CPU's data holds %llu chunks (all were read)",
-					    e->cpu, (unsigned long long)e->off, nr,
-					    (unsigned long long)n);
-			s->compressed = 1;
-			s->off = e->off + 4;
-			s->nr_chunks = (uint32_t)n;
-			s->size = pos - s->off;
-		} else {
-			if (e->size % ps)
-				return hist__td_err(td, -HIST_EINVAL,
-						    "CPU %u data at offset %llu: %llu bytes is not a whole number of %u-byte pages",
-						    e->cpu, (unsigned long long)e->off,
-						    (unsigned long long)e->size, ps);
-			s->size = e->size;
-			if (e->size > td->map_len - e->off) {
-				/* the whole pages that made it */
-				snprintf(s->cut, sizeof(s->cut),
-					 "truncated CPU %u data at offset %llu (%llu bytes, %llu in the file)",
-					 e->cpu, (unsigned long long)e->off,
-					 (unsigned long long)e->size,
-					 (unsigned long long)(td->map_len - e->off));
-				s->size = (td->map_len - e->off) / ps * ps;
-			}
-		}
-		td->nr_streams++;
-	}
-lost:
-	td->nr_cpus = td->cpucount;
-	if (nr_ent && max_cpu + 1 > td->nr_cpus)
-		td->nr_cpus = max_cpu + 1;
-	td->nr_lost = td->nr_cpus;
-	td->lost = calloc(td->nr_lost ? td->nr_lost : 1, sizeof(*td->lost));
-	td->lost_unknown = calloc(td->nr_lost ? td->nr_lost : 1, sizeof(*td->lost_unknown));
-	if (!td->lost || !td->lost_unknown)
-		return hist__td_err(td, -HIST_ENOMEM, "out of memory");
-	return 0;
-}
-
-static int set_page_size(struct hist_tracedat *td, uint32_t ps)
-{
-	if (!td->have_pfmt)
-		return hist__td_err(td, -HIST_EINVAL, "no header_page in the file");
-	if (ps < td->pfmt.data_offset + 8 || ps > MAX_PAGE_SIZE)
-		return hist__td_err(td, -HIST_EINVAL, "bad sub-buffer size %u", ps);
-	td->pfmt.page_size = ps;
-	return 0;
-}
 
 /* ---- versions ----------------------------------------------------------- */
 
@@ -1024,83 +856,22 @@ static int open_v6(struct open_ctx *c, struct rd *r)
 			return -HIST_EINVAL;
 		bracketed_clock(text, (size_t)n, c->opt_clock, sizeof(c->opt_clock));
 	}
-	if ((ret = set_page_size(td, td->host_page_size)))
+	if ((ret = hist__buf_page_size(td, td->host_page_size)))
 		return ret;
-	return setup_cpus(td, c->cpus, c->nr_cpus, 0);
+	return hist__buf_setup_cpus(td, c->cpus, c->nr_cpus, 0);
 }
 
-static uint64_t page_up(uint64_t v, uint32_t ps)
-{
-	return (v + ps - 1) / ps * ps;
-}
 
-/*
- * trace-cmd 3.x writes the BUFFER option, the only map of the CPU data,
- * in an options section after the data: a recording cut short loses it.
- * The data keeps its own layout, though: each CPU's chunks (u32 count,
- * then u32 compressed size, u32 size, a zstd frame each) start at the
- * next host page after the previous CPU's, in CPU order, from the first
- * page of the buffer section's body.  Take the CPUs that layout shows
- * (up to the CPUCOUNT option) and say that they were inferred.  0 if some
- * were found.
- */
+/* A cut file lost its BUFFER option: the first compressed buffer section. */
 static int recover_buffer(struct open_ctx *c)
 {
-	struct hist_tracedat *td = c->td;
-	uint32_t ps = td->host_page_size, i, n = 0, want = td->cpucount;
-	const struct section *bs = NULL;
-	uint64_t pos;
+	uint32_t i;
 
-	for (i = 0; i < c->nr_secs && !bs; i++)
+	for (i = 0; i < c->nr_secs; i++)
 		if (c->secs[i].id == OPT_BUFFER && (c->secs[i].flags & SEC_COMPRESSED))
-			bs = &c->secs[i];
-	if (!bs || !want || want > MAX_CPUS || ps < 512 || ps > MAX_PAGE_SIZE ||
-	    set_page_size(td, ps))
-		return -1;
-	c->cpus = calloc(want, sizeof(*c->cpus));
-	if (!c->cpus)
-		return -1;
-	pos = page_up(bs->off + 16, ps);
-	for (i = 0; i < want && pos + 4 <= td->map_len; i++) {
-		uint32_t nr = hist__get32(td->map + pos, td->big_endian), k;
-		uint64_t p = pos + 4;
-
-		for (k = 0; k < nr && td->map_len - p >= 12; k++) {
-			uint32_t clen = hist__get32(td->map + p, td->big_endian);
-			uint32_t ulen = hist__get32(td->map + p + 4, td->big_endian);
-
-			/* a zstd frame starts with its magic, 28 b5 2f fd */
-			if (!ulen || ulen % ps || ulen > MAX_CHUNK_BYTES ||
-			    memcmp(td->map + p + 8, "\x28\xb5\x2f\xfd", 4))
-				break;
-			p += 8 + (uint64_t)clen;
-			if (p > td->map_len)
-				break;	/* setup_cpus() reports the cut chunk */
-		}
-		if (k < nr && p <= td->map_len && td->map_len - p >= 12)
-			break;		/* not chunks: the layout guess is wrong */
-		c->cpus[n].cpu = i;
-		c->cpus[n].off = pos;
-		c->cpus[n].size = p - pos;
-		n++;
-		if (p >= td->map_len)
-			break;
-		pos = page_up(p, ps);
-	}
-	if (!n) {
-		free(c->cpus);
-		c->cpus = NULL;
-		return -1;
-	}
-	c->nr_cpus = n;
-	{
-		size_t l = strlen(td->damage);
-
-		snprintf(td->damage + l, sizeof(td->damage) - l,
-			 "; the BUFFER option went with it: the data of %u CPU%s found by its layout",
-			 n, n == 1 ? "" : "s");
-	}
-	return 0;
+			return hist__buf_recover(c->td, c->secs[i].off + 16, &c->cpus,
+						 &c->nr_cpus);
+	return -1;
 }
 
 /* Note what is wrong with each buffer's section (td->bufs[i].bad). */
@@ -1126,18 +897,6 @@ static void check_buffers(struct open_ctx *c)
 	}
 }
 
-/* Set up the streams over buffer K (none set up before). */
-static int use_buffer(struct hist_tracedat *td, uint32_t k)
-{
-	const struct hist__buffer *b = &td->bufs[k];
-	int ret = set_page_size(td, b->page_size ? b->page_size : td->host_page_size);
-
-	if (ret)
-		return ret;
-	td->cur_buf = k;
-	snprintf(td->clock, sizeof(td->clock), "%s", b->clock);
-	return setup_cpus(td, b->cpus, b->nr_cpus, b->compressed);
-}
 
 static int open_v7(struct open_ctx *c, struct rd *r)
 {
@@ -1170,16 +929,16 @@ static int open_v7(struct open_ctx *c, struct rd *r)
 	    (ret = defer_section(c, OPT_PRINTK, "printk", HIST__LZ_PRINTK, 0)) ||
 	    (ret = defer_section(c, OPT_CMDLINES, "command lines", HIST__LZ_CMDLINES, 1)))
 		return ret;
-	if (!c->have_buffer && c->cut_at && td->zstd && recover_buffer(c) == 0)
-		return setup_cpus(td, c->cpus, c->nr_cpus, 1);
+	if (!c->have_buffer && c->cut_at && td->zstd && !recover_buffer(c))
+		return hist__buf_setup_cpus(td, c->cpus, c->nr_cpus, 1);
 	if (!c->have_buffer) {
 		if (c->have_text_buffer)
 			return hist__td_err(td, -HIST_EINVAL,
 					    "latency-format (text) trace.dat is not supported");
 		/* No trace data at all: a valid, empty trace. */
-		if ((ret = set_page_size(td, td->host_page_size)))
+		if ((ret = hist__buf_page_size(td, td->host_page_size)))
 			return ret;
-		return setup_cpus(td, NULL, 0, 0);
+		return hist__buf_setup_cpus(td, NULL, 0, 0);
 	}
 	check_buffers(c);
 	/* The top instance (empty name) first, else the first listed. */
@@ -1189,7 +948,7 @@ static int open_v7(struct open_ctx *c, struct rd *r)
 		k = 0;
 	if (td->bufs[k].bad[0])
 		return hist__td_err(td, -HIST_EINVAL, "%s", td->bufs[k].bad);
-	return use_buffer(td, k);
+	return hist__buf_use(td, k);
 }
 
 static int build_id_index(struct hist_tracedat *td)
@@ -1479,50 +1238,4 @@ void hist_tracedat_close(struct hist_tracedat *td)
 	if (td->fd >= 0)
 		close(td->fd);
 	free(td);
-}
-
-/* ---- buffers ------------------------------------------------------------ */
-
-uint32_t hist_tracedat_nr_buffers(const struct hist_tracedat *td)
-{
-	return td->nr_bufs ? td->nr_bufs : 1;
-}
-
-const char *hist_tracedat_buffer_name(const struct hist_tracedat *td, uint32_t i)
-{
-	if (!td->nr_bufs)
-		return i == 0 ? "" : NULL;
-	return i < td->nr_bufs ? td->bufs[i].name : NULL;
-}
-
-const char *hist_tracedat_buffer(const struct hist_tracedat *td)
-{
-	return td->nr_bufs ? td->bufs[td->cur_buf].name : "";
-}
-
-int hist_tracedat_select_buffer(struct hist_tracedat *td, const char *name)
-{
-	uint32_t k;
-	int ret;
-
-	for (k = 0; k < td->nr_bufs && strcmp(td->bufs[k].name, name); k++)
-		;
-	if (k == td->nr_bufs) {
-		if (!td->nr_bufs && !name[0])
-			return hist_tracedat_rewind(td);
-		return hist__td_err(td, -HIST_ENOENT, "no buffer '%.64s' in the file", name);
-	}
-	if (td->bufs[k].bad[0])
-		return hist__td_err(td, -HIST_EINVAL, "%s", td->bufs[k].bad);
-	td->err[0] = '\0';
-	hist__streams_free(td);
-	ret = use_buffer(td, k);
-	if (ret) {
-		/* leave a valid, empty stream set behind */
-		hist__streams_free(td);
-		setup_cpus(td, NULL, 0, 0);
-		hist__streams_start(td);
-		return ret;
-	}
-	return hist__streams_start(td);
 }
