@@ -7,6 +7,7 @@
  * and no global state; its functions are prefixed replay_.
  */
 #include "../examples/hist-replay/replay.c"
+#include "../examples/hist-replay/markers.c"
 #include "../examples/hist-replay/comm.c"
 #include "../examples/hist-replay/perf.c"
 #include "../examples/hist-replay/syscalls_x86_64.c"

@@ -7,112 +7,14 @@
  * written to, everything else is counted and skipped.  What the host
  * callbacks need about the past and future of the recording (comm changes,
  * recorded stacks) comes from a separate pass over the file, made only the
- * first time a callback asks (see comm.c).
+ * first time a callback asks (see comm.c).  Writes attached to
+ * trace_marker lines, and when each takes effect, are markers.c's.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay.h"
-
-enum {
-	SLOT_FEED = 1,	    /* records go to ev */
-	SLOT_PRINT = 2,	    /* ftrace:print: look for markers */
-	SLOT_SYSENTER = 4,  /* raw_syscalls:sys_enter: marker sync */
-	SLOT_SYSWRITE = 8,  /* syscalls:sys_enter_write: marker sync */
-	SLOT_SWITCH = 16,   /* sched:sched_switch: marker sync */
-};
-
-/* where the first write waiting for its moment is (marker_sync) */
-enum {
-	STAGE_WRITE,	/* waiting for the writer's write(2) entry */
-	STAGE_RUN,	/* inside the write(2): applies now */
-	STAGE_SLEEP,	/* waits for a grace period: the writer sleeps... */
-	STAGE_ASLEEP,	/* ...and applies when it runs again */
-};
-
-struct slot {
-	hist_event *ev;
-	uint32_t pid_off;
-	uint8_t flags;
-};
-
-struct target_ev {
-	char *system, *name;
-};
-
-struct marker_act {
-	char *marker, *target, *text;
-};
-
-struct made_cmd {
-	char *system, *name, *text;
-};
-
-struct replay {
-	char *path;
-	const char *name;	/* for messages: opts.name or path */
-	struct hist_tracedat *td;
-	hist_ctx *ctx;
-	struct hist_host host;
-	struct replay_opts opts;
-	uint32_t kernel;	/* hist_ctx_opts.kernel in use */
-
-	struct slot *slots;
-	uint64_t *counts;
-	uint32_t nr_slots;
-
-	/* the record being fed */
-	uint64_t idx, cur_ts;
-
-	struct replay_hist_db *db;
-	int db_tried;
-	int warned_stack, warned_clock;
-	int syms_tried;
-
-	struct target_ev *evs;
-	size_t nr_evs, evs_cap;
-
-	char **synth;	    /* synthetic events this replay defined */
-	size_t nr_synth, synth_cap;
-
-	struct marker_act *acts;
-	size_t nr_acts, acts_cap;
-	uint32_t print_id, print_buf_off;
-	int have_print;
-
-	/* marker sync: writes waiting for the writer's write(2) */
-	size_t *pend;
-	size_t pend_head, pend_n, pend_cap;
-	int32_t pend_pid;
-	int pend_stage;
-	int pend_sleeps;	/* uninterruptible sleeps left before a clear */
-	uint32_t sys_enter_id, sys_write_id, sys_enter_nr_off;
-	int have_sys_enter, have_sys_write;
-	int sys_probed, sys_records, sys_by_enter;
-	uint32_t switch_id, sw_prev_pid, sw_next_pid, sw_prev_state;
-	uint32_t sw_state_size;
-	int have_switch;
-
-	replay_write_cb cb;
-	void *cb_arg;
-
-	/* windows (replay_opts cpu_set, from, to, interval) */
-	int filter;		/* a CPU set or a start: check before feeding */
-	int started;		/* the first record set the bounds */
-	uint64_t first_ts, from_ts, to_ts;	/* to_ts: UINT64_MAX none */
-	uint64_t edge;		/* next time stamp that needs window_edge() */
-	uint64_t win_start, win_end, win_idx, last_fed;
-	replay_window_cb win_cb;
-	void *win_arg;
-	struct made_cmd *made;	/* hist commands that made triggers */
-	size_t nr_made, made_cap;
-
-	struct replay_buf errlog;
-	char msg[2048];
-	int has_msg;
-	char err[512];
-};
+#include "replay_int.h"
 
 /* ---- text buffer -------------------------------------------------- */
 
@@ -163,7 +65,7 @@ void replay_buf_free(struct replay_buf *b)
 
 /* ---- host callbacks ----------------------------------------------- */
 
-static struct replay_hist_db *get_db(struct replay *r)
+struct replay_hist_db *replay__db(struct replay *r)
 {
 	char err[256];
 
@@ -198,7 +100,7 @@ void replay_comm_at(struct replay *r, int32_t pid, uint64_t idx, char comm[16])
 	/* perf.data: its COMM and FORK records tell it at the record's time */
 	if (hist_tracedat_comm_at(r->td, pid, r->cur_ts, comm))
 		return;
-	db = get_db(r);
+	db = replay__db(r);
 	if (db && replay_db_comm(db, pid, idx, comm))
 		return;
 	c = hist_tracedat_cmdline(r->td, pid);
@@ -246,7 +148,7 @@ static unsigned cb_stacktrace(void *data, const struct hist_hit *hit,
 	(void)hit;
 	if (n >= 0)
 		return (unsigned)n;	/* perf.data recorded with -g */
-	db = get_db(r);
+	db = replay__db(r);
 	if (db && !replay_db_has_stacks(db) && r->opts.warn && !r->warned_stack) {
 		r->warned_stack = 1;
 		fprintf(stderr, "hist-replay: %s: warning: the recording has no "
@@ -304,7 +206,7 @@ static void cb_synchronize(void *data)
 
 /* ---- open/close --------------------------------------------------- */
 
-static char *xstrdup(const char *s)
+char *replay__strdup(const char *s)
 {
 	size_t n = strlen(s) + 1;
 	char *d = malloc(n);
@@ -314,8 +216,8 @@ static char *xstrdup(const char *s)
 	return d;
 }
 
-static const struct hist_field_desc *find_field(const struct hist_event_desc *d,
-						const char *name)
+const struct hist_field_desc *replay__find_field(const struct hist_event_desc *d,
+						 const char *name)
 {
 	uint32_t i;
 
@@ -327,7 +229,7 @@ static const struct hist_field_desc *find_field(const struct hist_event_desc *d,
 
 static uint32_t pid_offset(const struct hist_event_desc *d)
 {
-	const struct hist_field_desc *f = find_field(d, "common_pid");
+	const struct hist_field_desc *f = replay__find_field(d, "common_pid");
 
 	return f && f->size == 4 ? f->offset : 4;
 }
@@ -455,7 +357,7 @@ struct replay *replay_open(const char *path, const struct replay_opts *opts,
 	}
 	if (opts)
 		r->opts = *opts;
-	r->path = xstrdup(path);
+	r->path = replay__strdup(path);
 	r->name = r->opts.name ? r->opts.name : r->path;
 	if (!r->path) {
 		snprintf(err, errlen, "out of memory");
@@ -489,48 +391,8 @@ struct replay *replay_open(const char *path, const struct replay_opts *opts,
 		if (fe && fe->desc.id < r->nr_slots)
 			r->slots[fe->desc.id].pid_off = pid_offset(&fe->desc);
 	}
-	fe = hist_tracedat_find_event(r->td, "ftrace", "print");
-	if (fe && fe->desc.id < r->nr_slots) {
-		const struct hist_field_desc *f = find_field(&fe->desc, "buf");
 
-		if (f) {
-			r->have_print = 1;
-			r->print_id = fe->desc.id;
-			r->print_buf_off = f->offset;
-		}
-	}
-	fe = hist_tracedat_find_event(r->td, "raw_syscalls", "sys_enter");
-	if (fe && fe->desc.id < r->nr_slots) {
-		const struct hist_field_desc *f = find_field(&fe->desc, "id");
-
-		if (f && f->size == 8) {
-			r->have_sys_enter = 1;
-			r->sys_enter_id = fe->desc.id;
-			r->sys_enter_nr_off = f->offset;
-		}
-	}
-	fe = hist_tracedat_find_event(r->td, "sched", "sched_switch");
-	if (fe && fe->desc.id < r->nr_slots) {
-		const struct hist_field_desc *pp, *np, *ps;
-
-		pp = find_field(&fe->desc, "prev_pid");
-		np = find_field(&fe->desc, "next_pid");
-		ps = find_field(&fe->desc, "prev_state");
-		if (pp && np && ps && pp->size == 4 && np->size == 4 &&
-		    (ps->size == 4 || ps->size == 8)) {
-			r->have_switch = 1;
-			r->switch_id = fe->desc.id;
-			r->sw_prev_pid = pp->offset;
-			r->sw_next_pid = np->offset;
-			r->sw_prev_state = ps->offset;
-			r->sw_state_size = ps->size;
-		}
-	}
-	fe = hist_tracedat_find_event(r->td, "syscalls", "sys_enter_write");
-	if (fe && fe->desc.id < r->nr_slots) {
-		r->have_sys_write = 1;
-		r->sys_write_id = fe->desc.id;
-	}
+	replay__markers_setup(r);
 
 	r->host.data = r;
 	r->host.find_event = cb_find_event;
@@ -580,19 +442,13 @@ void replay_close(struct replay *r)
 	for (i = 0; i < r->nr_synth; i++)
 		free(r->synth[i]);
 	free(r->synth);
-	for (i = 0; i < r->nr_acts; i++) {
-		free(r->acts[i].marker);
-		free(r->acts[i].target);
-		free(r->acts[i].text);
-	}
-	free(r->acts);
+	replay__markers_free(r);
 	for (i = 0; i < r->nr_made; i++) {
 		free(r->made[i].system);
 		free(r->made[i].name);
 		free(r->made[i].text);
 	}
 	free(r->made);
-	free(r->pend);
 	free(r->slots);
 	free(r->counts);
 	replay_buf_free(&r->errlog);
@@ -720,8 +576,8 @@ static hist_event *target_event(struct replay *r, const char *system,
 		r->evs = ne;
 		r->evs_cap = ncap;
 	}
-	r->evs[r->nr_evs].system = xstrdup(system);
-	r->evs[r->nr_evs].name = xstrdup(name);
+	r->evs[r->nr_evs].system = replay__strdup(system);
+	r->evs[r->nr_evs].name = replay__strdup(name);
 	if (!r->evs[r->nr_evs].system || !r->evs[r->nr_evs].name) {
 		free(r->evs[r->nr_evs].system);
 		free(r->evs[r->nr_evs].name);
@@ -829,7 +685,7 @@ static void synth_track(struct replay *r, const char *line, int dynamic)
 		r->synth = ns;
 		r->synth_cap = ncap;
 	}
-	r->synth[r->nr_synth] = xstrdup(name);
+	r->synth[r->nr_synth] = replay__strdup(name);
 	if (!r->synth[r->nr_synth])
 		return;
 	r->nr_synth++;
@@ -1094,267 +950,6 @@ int replay_setting(struct replay *r, const char *path, const char *value)
 	return 0;
 }
 
-/* ---- markers ------------------------------------------------------ */
-
-int replay_at_marker(struct replay *r, const char *marker, const char *target,
-		     const char *text)
-{
-	struct marker_act *a;
-
-	if (r->nr_acts == r->acts_cap) {
-		size_t ncap = r->acts_cap ? 2 * r->acts_cap : 8;
-		struct marker_act *na = realloc(r->acts, ncap * sizeof(*na));
-
-		if (!na)
-			return -HIST_ENOMEM;
-		r->acts = na;
-		r->acts_cap = ncap;
-	}
-	a = &r->acts[r->nr_acts];
-	a->marker = xstrdup(marker);
-	a->target = xstrdup(target);
-	a->text = xstrdup(text);
-	if (!a->marker || !a->target || !a->text) {
-		free(a->marker);
-		free(a->target);
-		free(a->text);
-		return -HIST_ENOMEM;
-	}
-	r->nr_acts++;
-	if (r->have_print)
-		r->slots[r->print_id].flags |= SLOT_PRINT;
-	return 0;
-}
-
-static void apply_act(struct replay *r, const struct marker_act *a,
-		      uint64_t ts)
-{
-	struct replay_write_res res;
-
-	res.rc = replay_write(r, a->target, a->text);
-	res.target = a->target;
-	res.text = a->text;
-	res.errlog = replay_last_errlog(r);
-	res.msg = replay_last_msg(r);
-	res.marker = a->marker;
-	res.ts = ts;
-	if (r->cb)
-		r->cb(r->cb_arg, &res);
-}
-
-static int pend_push(struct replay *r, size_t act)
-{
-	if (r->pend_head + r->pend_n == r->pend_cap) {
-		size_t ncap = r->pend_cap ? 2 * r->pend_cap : 8;
-		size_t *np;
-
-		if (r->pend_head) {
-			memmove(r->pend, r->pend + r->pend_head,
-				r->pend_n * sizeof(*r->pend));
-			r->pend_head = 0;
-			return pend_push(r, act);
-		}
-		np = realloc(r->pend, ncap * sizeof(*np));
-		if (!np)
-			return -1;
-		r->pend = np;
-		r->pend_cap = ncap;
-	}
-	r->pend[r->pend_head + r->pend_n++] = act;
-	return 0;
-}
-
-static void set_flag(struct replay *r, int have, uint32_t id, uint8_t flag,
-		     int on)
-{
-	if (!have)
-		return;
-	r->slots[id].flags &= (uint8_t)~flag;
-	if (on)
-		r->slots[id].flags |= flag;
-}
-
-/* Watch exactly the records the head of the queue waits for. */
-static void sync_flags(struct replay *r)
-{
-	int wait_sys = r->pend_n && r->pend_stage == STAGE_WRITE;
-	int wait_sched = r->pend_n && r->pend_stage != STAGE_WRITE;
-
-	set_flag(r, r->have_sys_enter, r->sys_enter_id, SLOT_SYSENTER,
-		 wait_sys && r->sys_by_enter);
-	set_flag(r, r->have_sys_write, r->sys_write_id, SLOT_SYSWRITE,
-		 wait_sys && !r->sys_by_enter);
-	set_flag(r, r->have_switch, r->switch_id, SLOT_SWITCH, wait_sched);
-}
-
-/*
- * A hist command with the `clear` attribute empties the map only after
- * an RCU grace period (the kernel waits for running triggers first), so
- * the writer sleeps inside its write(2) and the clear lands when it runs
- * again.
- */
-/*
- * How many times the writer of a clear sleeps uninterruptibly before the
- * map is emptied: once on 6.1 (g27-clear in cases/), twice on 6.12, whose
- * write waits for two grace periods first (g27-clear in cases-6.12: the
- * events between the first wake-up and the second sleep are not counted).
- */
-static int clear_sleeps(uint32_t kernel)
-{
-	return hist_kernel_recorded(kernel) == HIST_KERNEL(6, 1) ? 1 : 2;
-}
-
-static int waits_for_grace_period(const struct marker_act *a)
-{
-	const char *p = a->text;
-
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (strncmp(p, "hist", 4))
-		return 0;
-	for (p = strchr(p, ':'); p; p = strchr(p + 1, ':'))
-		if (!strncmp(p + 1, "clear", 5) &&
-		    (p[6] == ':' || p[6] == ' ' || p[6] == 0 || p[6] == '\n'))
-			return 1;
-	return 0;
-}
-
-static void pend_pop_apply(struct replay *r)
-{
-	size_t a = r->pend[r->pend_head++];
-
-	r->pend_n--;
-	if (!r->pend_n)
-		r->pend_head = 0;
-	r->pend_stage = STAGE_WRITE;
-	apply_act(r, &r->acts[a], r->cur_ts);
-}
-
-/* Apply what needs no further wait; leave the head waiting otherwise. */
-static void pend_advance(struct replay *r)
-{
-	while (r->pend_n) {
-		const struct marker_act *a = &r->acts[r->pend[r->pend_head]];
-
-		if (r->pend_stage == STAGE_WRITE) {
-			if (r->sys_records)
-				break;		/* until the write(2) entry */
-			r->pend_stage = STAGE_RUN;
-		}
-		if (r->pend_stage != STAGE_RUN)
-			break;			/* until it sleeps and wakes */
-		if (r->have_switch && waits_for_grace_period(a)) {
-			r->pend_stage = STAGE_SLEEP;
-			r->pend_sleeps = clear_sleeps(r->kernel);
-			break;
-		}
-		pend_pop_apply(r);
-	}
-	sync_flags(r);
-}
-
-/* the writer's write(2) has been entered */
-static void pend_write_seen(struct replay *r)
-{
-	if (r->pend_stage != STAGE_WRITE)
-		return;
-	r->pend_stage = STAGE_RUN;
-	pend_advance(r);
-}
-
-static void pend_flush_all(struct replay *r)
-{
-	while (r->pend_n)
-		pend_pop_apply(r);
-	sync_flags(r);
-}
-
-/* Does the recording have the writer's system call entries?  Asks the
- * scan pass (only in marker_sync mode, only when a marker fires). */
-static void probe_syscall_records(struct replay *r)
-{
-	struct replay_hist_db *db;
-
-	if (r->sys_probed)
-		return;
-	r->sys_probed = 1;
-	db = get_db(r);
-	if (!db)
-		return;
-	if (r->have_sys_enter && replay_db_count(db, r->sys_enter_id)) {
-		r->sys_records = 1;
-		r->sys_by_enter = 1;
-	} else if (r->have_sys_write && replay_db_count(db, r->sys_write_id)) {
-		r->sys_records = 1;
-	}
-}
-
-static void on_print(struct replay *r, const struct hist_ftrace_record *rec,
-		     int32_t pid)
-{
-	const char *text;
-	size_t len, i;
-	int queued = 0;
-
-	if (r->print_buf_off >= rec->len)
-		return;
-	text = (const char *)rec->data + r->print_buf_off;
-	len = strnlen(text, rec->len - r->print_buf_off);
-	if (len && text[len - 1] == '\n')
-		len--;
-	/* anything left from an earlier marker of the same writer is late */
-	if (r->pend_n && pid == r->pend_pid)
-		pend_flush_all(r);
-	for (i = 0; i < r->nr_acts; i++) {
-		const struct marker_act *a = &r->acts[i];
-
-		if (strlen(a->marker) != len || memcmp(a->marker, text, len))
-			continue;
-		if (r->opts.marker_sync) {
-			if (r->pend_n && pid != r->pend_pid)
-				pend_flush_all(r);
-			probe_syscall_records(r);
-			if (pend_push(r, i) == 0) {
-				if (r->pend_n == 1)
-					r->pend_stage = STAGE_WRITE;
-				r->pend_pid = pid;
-				queued = 1;
-				continue;
-			}
-		}
-		apply_act(r, a, rec->ts);
-	}
-	if (queued)
-		pend_advance(r);
-}
-
-static void on_switch(struct replay *r, const struct hist_ftrace_record *rec)
-{
-	int64_t prev = 0, next = 0, state = 0;
-
-	if (!r->pend_n)
-		return;
-	if ((uint64_t)r->sw_prev_pid + 4 <= rec->len)
-		memcpy(&prev, rec->data + r->sw_prev_pid, 4);
-	if ((uint64_t)r->sw_next_pid + 4 <= rec->len)
-		memcpy(&next, rec->data + r->sw_next_pid, 4);
-	if ((uint64_t)r->sw_prev_state + r->sw_state_size <= rec->len)
-		memcpy(&state, rec->data + r->sw_prev_state, r->sw_state_size);
-	prev = (int32_t)prev;
-	next = (int32_t)next;
-	/* TASK_UNINTERRUPTIBLE: waiting for the grace period */
-	if (r->pend_stage == STAGE_SLEEP && prev == r->pend_pid && (state & 2))
-		r->pend_stage = STAGE_ASLEEP;
-	else if (r->pend_stage == STAGE_ASLEEP && next == r->pend_pid &&
-		 --r->pend_sleeps > 0)
-		r->pend_stage = STAGE_SLEEP;
-	else if (r->pend_stage == STAGE_ASLEEP && next == r->pend_pid)
-		pend_pop_apply(r);
-	else
-		return;
-	pend_advance(r);
-}
-
 /* ---- the run ------------------------------------------------------ */
 
 /*
@@ -1369,26 +964,6 @@ static void progress(struct replay *r, int done)
 	else
 		fprintf(stderr, "\rhist-replay: %llu records...",
 			(unsigned long long)r->idx);
-}
-
-static void slow_path(struct replay *r, struct slot *s,
-		      const struct hist_ftrace_record *rec, int32_t pid)
-{
-	if ((s->flags & SLOT_PRINT) && rec->type == r->print_id)
-		on_print(r, rec, pid);
-	if ((s->flags & SLOT_SYSENTER) && pid == r->pend_pid) {
-		uint64_t nr = 0;
-
-		if ((uint64_t)r->sys_enter_nr_off + 8 <= rec->len)
-			memcpy(&nr, rec->data + r->sys_enter_nr_off, 8);
-		/* x86_64 __NR_write: the recordings are x86_64 */
-		if (nr == 1)
-			pend_write_seen(r);
-	}
-	if ((s->flags & SLOT_SYSWRITE) && pid == r->pend_pid)
-		pend_write_seen(r);
-	if ((s->flags & SLOT_SWITCH) && rec->type == r->switch_id)
-		on_switch(r, rec);
 }
 
 /*
@@ -1445,9 +1020,9 @@ static void remember_made(struct replay *r, const char *sys, const char *name,
 		r->made_cap = ncap;
 	}
 	m = &r->made[r->nr_made];
-	m->system = xstrdup(sys);
-	m->name = xstrdup(name);
-	m->text = xstrdup(p);
+	m->system = replay__strdup(sys);
+	m->name = replay__strdup(name);
+	m->text = replay__strdup(p);
 	if (!m->system || !m->name || !m->text) {
 		free(m->system);
 		free(m->name);
@@ -1583,13 +1158,12 @@ int replay_run(struct replay *r)
 		}
 		if (s->flags & (SLOT_PRINT | SLOT_SYSENTER | SLOT_SYSWRITE |
 				SLOT_SWITCH))
-			slow_path(r, s, &rec, pid);
+			replay__marker_record(r, s, &rec, pid);
 	}
 	if (r->opts.progress)
 		progress(r, 1);
 	/* writes still waiting for their moment happen now */
-	if (r->pend_n)
-		pend_flush_all(r);
+	replay__markers_flush(r);
 	/* the last window ends at the last record fed (or at `to`); its
 	 * tables stay for the caller, as without windows */
 	if (r->opts.interval && r->started && r->win_cb)
