@@ -15,7 +15,9 @@
  *   lookup.c    read-only queries over an opened trace.dat
  *   stream.c    per-CPU record streams (zstd chunks) and their merge
  *   prefetch.c  a worker thread that decompresses chunks ahead
- *   perf.c      perf.data (file and pipe mode) behind the same hist_tracedat
+ *   perf_header.c  perf.data's header, attributes, ids and feature sections
+ *   perf.c      perf.data's records (file and pipe mode) behind the same
+ *               hist_tracedat (perf_int.h: what the two share)
  *
  * Everything read from a file is untrusted.  Multi-byte numbers are read
  * byte by byte in the file's order, so alignment and host byte order never

@@ -35,466 +35,7 @@
 #include <string.h>
 #include <zstd.h>
 
-#include "ftrace_int.h"
-
-/* perf_event_attr.type, .sample_type and .read_format bits (uapi
- * perf_event.h). */
-#define ATTR_TYPE_TRACEPOINT 2
-#define S_IP (1u << 0)
-#define S_TID (1u << 1)
-#define S_TIME (1u << 2)
-#define S_ADDR (1u << 3)
-#define S_READ (1u << 4)
-#define S_CALLCHAIN (1u << 5)
-#define S_ID (1u << 6)
-#define S_CPU (1u << 7)
-#define S_PERIOD (1u << 8)
-#define S_STREAM_ID (1u << 9)
-#define S_RAW (1u << 10)
-#define S_IDENTIFIER (1u << 16)
-#define RF_ENABLED 1u
-#define RF_RUNNING 2u
-#define RF_ID 4u
-#define RF_GROUP 8u
-#define RF_LOST 16u
-
-/* Record types: the kernel's, then perf's own (64 and up). */
-enum {
-	R_LOST = 2,
-	R_COMM = 3,
-	R_EXIT = 4,
-	R_FORK = 7,
-	R_SAMPLE = 9,
-	R_LOST_SAMPLES = 13,
-	R_HEADER_ATTR = 64,
-	R_HEADER_TRACING_DATA = 66,
-	R_FINISHED_ROUND = 68,
-	R_ID_INDEX = 69,
-	R_HEADER_FEATURE = 80,
-	R_COMPRESSED = 81,
-};
-
-/* Feature bits of the file header (header.h numbering). */
-#define FEAT_TRACING_DATA 1
-#define FEAT_HOSTNAME 3
-#define FEAT_OSRELEASE 4
-#define FEAT_ARCH 6
-#define FEAT_NRCPUS 7
-#define FEAT_BITS 256
-
-/* Callchain context markers are the top 4095 values of a u64. */
-#define CTX_MAX ((uint64_t)-4095)
-#define CTX_KERNEL ((uint64_t)-128)
-
-/*
- * An index entry: the record's offset in the data (bits 0-46), whether
- * it is a LOST/LOST_SAMPLES record rather than a sample (bit 47) and its
- * attribute (bits 48-63).  Offsets past the mapped file point into the
- * decompressed buffer (perf record -z).
- */
-#define E_OFF_MASK ((UINT64_C(1) << 47) - 1)
-#define E_LOST (UINT64_C(1) << 47)
-#define E_ATTR(e) ((uint32_t)((e) >> 48))
-#define MAX_ATTRS 65535u
-#define MAX_CPUS 65536u
-
-struct pattr {
-	uint64_t sample_type, read_format, period, config;
-	uint32_t type;
-	int freq, sample_id_all;
-	int clockid, use_clockid;
-	/* fixed offsets in a sample (from the record start), -1: absent */
-	int32_t s_tid, s_time, s_cpu, s_id;
-	uint32_t s_var;		/* where READ/CALLCHAIN/RAW start */
-	/* sample_id trailer of other records: offsets back from the end */
-	int32_t t_tid, t_time, t_cpu, t_id;
-	uint32_t t_size;
-	int feed;		/* tracepoint with RAW: its samples are records */
-};
-
-/* One COMM or FORK record: what a task was called from TS on. */
-struct pid_ent {
-	int32_t pid;
-	int32_t parent;		/* FORK: the parent (ptid), else -1 */
-	uint64_t ts;
-	uint32_t next;		/* the task's next entry + 1, 0: none */
-	char comm[16];
-	uint8_t exec;
-};
-
-struct qent {
-	uint64_t ts, e;
-};
-
-/* One CPU's records read but not yet handed out, in time order. */
-struct pstream {
-	uint32_t cpu;
-	struct qent *q;
-	size_t head, n, cap;	/* pending: q[head..n) */
-	uint32_t hpos;		/* place in the heap, or UINT32_MAX */
-	uint64_t drop_next;	/* lost before q[head] */
-};
-
-struct hist__perf {
-	int pipe;
-	int be;
-	const uint8_t *map;	/* td->map */
-	size_t map_len;
-	uint8_t *dbuf;		/* decompressed COMPRESSED records */
-	size_t dlen, dcap;
-	ZSTD_DStream *zs;
-	size_t dwalk;		/* dbuf walked up to here: a record may
-				   continue in the next compressed chunk */
-	size_t *chunk_end;	/* dbuf end after each COMPRESSED record */
-	size_t nr_chunks, cap_chunks, chunk_i;
-	int replay_chunk;	/* walking a chunk decompressed on an earlier pass */
-
-	/* the walk: [wpos, dend) of the data is still to be read */
-	uint64_t dstart, dend, wpos;
-	uint64_t seen_to;	/* metadata records before this were taken */
-	int eof;
-	/*
-	 * perf record writes FINISHED_ROUND after each pass over the CPUs'
-	 * buffers; perf's own reader relies on this: once round R has been
-	 * read, nothing later is older than the newest record of round R-1.
-	 * So a record at or before `safe` can go out.
-	 */
-	uint64_t max_ts, round_max, safe;
-	uint64_t rounds;
-
-	struct pattr *attrs;
-	uint32_t nr_attrs;
-	/* id -> attr, open addressing; id 0 is never a key */
-	uint64_t *id_key;
-	uint32_t *id_val;
-	uint32_t id_cap, id_used;
-	uint64_t idc_key[16];	/* id_get()'s cache of recent ids */
-	uint32_t idc_val[16];
-	int have_tracing_data;
-	const uint8_t *tdata;	/* the tracing data, in the mapped file */
-	size_t tdata_len;
-	uint64_t tdata_off;
-	int same_type;		/* every attr has attrs[0]'s sample_type */
-	int sampled;		/* a tracepoint attr samples (-F or -c N > 1) */
-	char host[65], release[65], arch[33];	/* features, for td->uname */
-
-	struct pstream *st;
-	uint32_t nr_st;
-	uint32_t *cpu_st;	/* cpu -> stream + 1, 0: none */
-	uint32_t nr_cpu_st;
-	struct pstream **heap;	/* streams with pending records, by front */
-	uint32_t nr_heap, cap_heap;
-	struct pstream *last_st;	/* queue_push()'s stream of last_cpu */
-	uint32_t last_cpu;
-
-	/* task names: entries in file order, chained per pid */
-	struct pid_ent *pids;
-	size_t nr_pids, cap_pids;
-	int32_t *ph_key;	/* pid -> first entry + 1, open addressing */
-	uint32_t *ph_first, *ph_last;
-	uint32_t ph_cap, ph_used;
-
-	/* the record returned last */
-	const uint8_t *chain;
-	uint32_t chain_nr;
-	int have_chains;
-
-	uint64_t nr_lost_recs;
-	uint64_t (*idx)[2];	/* ID_INDEX: id, cpu */
-	size_t nr_idx, cap_idx;
-
-	uint64_t nr_bad;	/* samples skipped */
-	char bad[200];		/* message for the first of them */
-	int bad_pending;
-	char trunc[200];	/* where the data stopped making sense */
-	int trunc_pending;
-};
-
-/* ---- helpers ------------------------------------------------------------ */
-
-static int perr(struct hist_tracedat *td, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int perr(struct hist_tracedat *td, int code, const char *fmt, ...)
-{
-	va_list ap;
-	int n = snprintf(td->err, sizeof(td->err), "perf.data: ");
-
-	va_start(ap, fmt);
-	vsnprintf(td->err + n, sizeof(td->err) - (size_t)n, fmt, ap);
-	va_end(ap);
-	return code;
-}
-
-static inline uint64_t g64(const struct hist__perf *p, const uint8_t *b)
-{
-	return hist__get64(b, p->be);
-}
-
-static inline uint32_t g32(const struct hist__perf *p, const uint8_t *b)
-{
-	return hist__get32(b, p->be);
-}
-
-static inline const uint8_t *at(const struct hist__perf *p, uint64_t off)
-{
-	return off < p->map_len ? p->map + off : p->dbuf + (off - p->map_len);
-}
-
-static int grow(void **ptr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap = *cap ? *cap : 64;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	n = realloc(*ptr, ncap * elem);
-	if (!n)
-		return -1;
-	*ptr = n;
-	*cap = ncap;
-	return 0;
-}
-
-int hist__perf_is(const uint8_t *b, size_t len)
-{
-	return len >= 16 && (!memcmp(b, "PERFILE2", 8) || !memcmp(b, "2ELIFREP", 8));
-}
-
-/* ---- attributes ------------------------------------------------------- */
-
-/* Fixed offsets of a sample's fields and of the sample_id trailer. */
-static void attr_layout(struct pattr *a)
-{
-	uint64_t st = a->sample_type;
-	uint32_t pos = 8, t = 0;
-
-	a->s_tid = a->s_time = a->s_cpu = a->s_id = -1;
-	if (st & S_IDENTIFIER)
-		pos += 8;
-	if (st & S_IP)
-		pos += 8;
-	if (st & S_TID) {
-		a->s_tid = (int32_t)pos;
-		pos += 8;
-	}
-	if (st & S_TIME) {
-		a->s_time = (int32_t)pos;
-		pos += 8;
-	}
-	if (st & S_ADDR)
-		pos += 8;
-	if (st & S_ID) {
-		a->s_id = (int32_t)pos;
-		pos += 8;
-	}
-	if (st & S_STREAM_ID)
-		pos += 8;
-	if (st & S_CPU) {
-		a->s_cpu = (int32_t)pos;
-		pos += 8;
-	}
-	if (st & S_PERIOD)
-		pos += 8;
-	a->s_var = pos;
-
-	/* The trailer: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER, in that
-	 * order, ending at the record's end. */
-	a->t_tid = a->t_time = a->t_cpu = a->t_id = -1;
-	if (st & S_TID) {
-		a->t_tid = (int32_t)t;
-		t += 8;
-	}
-	if (st & S_TIME) {
-		a->t_time = (int32_t)t;
-		t += 8;
-	}
-	if (st & S_ID) {
-		a->t_id = (int32_t)t;
-		t += 8;
-	}
-	if (st & S_STREAM_ID)
-		t += 8;
-	if (st & S_CPU) {
-		a->t_cpu = (int32_t)t;
-		t += 8;
-	}
-	if (st & S_IDENTIFIER)
-		t += 8;
-	a->t_size = a->sample_id_all ? t : 0;
-	/* turn "from the trailer start" into "back from the end" */
-	if (a->t_tid >= 0)
-		a->t_tid = (int32_t)(t - (uint32_t)a->t_tid);
-	if (a->t_time >= 0)
-		a->t_time = (int32_t)(t - (uint32_t)a->t_time);
-	if (a->t_cpu >= 0)
-		a->t_cpu = (int32_t)(t - (uint32_t)a->t_cpu);
-	if (a->t_id >= 0)
-		a->t_id = (int32_t)(t - (uint32_t)a->t_id);
-	a->feed = a->type == ATTR_TYPE_TRACEPOINT && (st & S_RAW);
-}
-
-static int id_put(struct hist_tracedat *td, uint64_t id, uint32_t attr)
-{
-	struct hist__perf *p = td->perf;
-	uint32_t i, mask;
-
-	if (!id)
-		return 0;
-	p->idc_key[id & 15] = 0;
-	if ((p->id_used + 1) * 2 > p->id_cap) {
-		uint32_t ncap = p->id_cap ? p->id_cap * 2 : 64, k;
-		uint64_t *nk = calloc(ncap, sizeof(*nk));
-		uint32_t *nv = calloc(ncap, sizeof(*nv));
-
-		if (!nk || !nv) {
-			free(nk);
-			free(nv);
-			return perr(td, -HIST_ENOMEM, "out of memory");
-		}
-		for (k = 0; k < p->id_cap; k++) {
-			if (!p->id_key[k])
-				continue;
-			for (i = (uint32_t)(p->id_key[k] * 0x9e3779b97f4a7c15ull >> 40) & (ncap - 1);
-			     nk[i]; i = (i + 1) & (ncap - 1))
-				;
-			nk[i] = p->id_key[k];
-			nv[i] = p->id_val[k];
-		}
-		free(p->id_key);
-		free(p->id_val);
-		p->id_key = nk;
-		p->id_val = nv;
-		p->id_cap = ncap;
-	}
-	mask = p->id_cap - 1;
-	for (i = (uint32_t)(id * 0x9e3779b97f4a7c15ull >> 40) & mask; p->id_key[i];
-	     i = (i + 1) & mask)
-		if (p->id_key[i] == id) {
-			p->id_val[i] = attr;
-			return 0;
-		}
-	p->id_key[i] = id;
-	p->id_val[i] = attr;
-	p->id_used++;
-	return 0;
-}
-
-/* The attribute of ID; UINT32_MAX if none. */
-static uint32_t id_get(const struct hist__perf *p, uint64_t id)
-{
-	uint32_t i, mask;
-
-	/* ids are per event and CPU: a handful take turns */
-	if (hist__likely(p->idc_key[id & 15] == id && id))
-		return p->idc_val[id & 15];
-	if (!p->id_cap)
-		return UINT32_MAX;
-	mask = p->id_cap - 1;
-	for (i = (uint32_t)(id * 0x9e3779b97f4a7c15ull >> 40) & mask; p->id_key[i];
-	     i = (i + 1) & mask)
-		if (p->id_key[i] == id) {
-			/* a cache, not the truth: written from a const reader */
-			((struct hist__perf *)p)->idc_key[id & 15] = id;
-			((struct hist__perf *)p)->idc_val[id & 15] = p->id_val[i];
-			return p->id_val[i];
-		}
-	return UINT32_MAX;
-}
-
-/* One perf_event_attr of SIZE bytes at B; the ids are added by the caller. */
-static int add_attr(struct hist_tracedat *td, const uint8_t *b, uint32_t size,
-		    uint64_t where)
-{
-	struct hist__perf *p = td->perf;
-	struct pattr *a, *na;
-	uint64_t flags;
-
-	if (size < 64)
-		return perr(td, -HIST_EINVAL, "event attribute of %u bytes at offset %llu is too short",
-			    size, (unsigned long long)where);
-	if (p->nr_attrs >= MAX_ATTRS)
-		return perr(td, -HIST_EINVAL, "more than %u event attributes", MAX_ATTRS);
-	na = realloc(p->attrs, (p->nr_attrs + 1) * sizeof(*na));
-	if (!na)
-		return perr(td, -HIST_ENOMEM, "out of memory");
-	p->attrs = na;
-	a = &na[p->nr_attrs++];
-	memset(a, 0, sizeof(*a));
-	a->type = g32(p, b);
-	a->config = g64(p, b + 8);
-	a->period = g64(p, b + 16);
-	a->sample_type = g64(p, b + 24);
-	a->read_format = g64(p, b + 32);
-	flags = g64(p, b + 40);
-	a->freq = (flags >> 10) & 1;
-	a->sample_id_all = (flags >> 18) & 1;
-	a->use_clockid = (flags >> 25) & 1;
-	if (size >= 96)
-		a->clockid = (int32_t)g32(p, b + 92);
-	attr_layout(a);
-	p->same_type = p->nr_attrs == 1 ||
-		       (p->same_type && a->sample_type == na[0].sample_type &&
-			a->sample_id_all == na[0].sample_id_all);
-	if (a->feed && (a->freq || a->period > 1))
-		p->sampled = 1;
-	return 0;
-}
-
-/* The attribute a record belongs to; UINT32_MAX if it cannot be told. */
-static uint32_t rec_attr(const struct hist__perf *p, const uint8_t *r, uint32_t size,
-			 int sample)
-{
-	const struct pattr *a0 = &p->attrs[0];
-
-	if (p->nr_attrs == 1)
-		return 0;
-	/*
-	 * perf record gives several events IDENTIFIER (right after the
-	 * header of a sample, last in a trailer); older ones, and per-task
-	 * recordings, give them all the same sample_type with ID, at a
-	 * place that layout fixes.
-	 */
-	if (a0->sample_type & S_IDENTIFIER) {
-		if (sample)
-			return size >= 16 ? id_get(p, g64(p, r + 8)) : UINT32_MAX;
-		if (!a0->sample_id_all || size < 16)
-			return UINT32_MAX;
-		return id_get(p, g64(p, r + size - 8));
-	}
-	if (!p->same_type || !(a0->sample_type & S_ID))
-		return UINT32_MAX;
-	if (sample)
-		return size >= (uint32_t)a0->s_id + 8 ? id_get(p, g64(p, r + a0->s_id)) :
-							UINT32_MAX;
-	if (!a0->t_size || size < 8 + a0->t_size)
-		return UINT32_MAX;
-	return id_get(p, g64(p, r + size - (uint32_t)a0->t_id));
-}
-
-/* The id in the sample_id trailer of a non-sample record, 0 if none. */
-static uint64_t trailer_id(const struct hist__perf *p, const uint8_t *r, uint32_t size)
-{
-	const struct pattr *a0 = &p->attrs[0];
-
-	if (!a0->sample_id_all || !a0->t_size || size < 8 + a0->t_size)
-		return 0;
-	if (a0->sample_type & S_IDENTIFIER)
-		return g64(p, r + size - 8);
-	return a0->t_id >= 0 ? g64(p, r + size - (uint32_t)a0->t_id) : 0;
-}
-
-static uint32_t id_index_cpu(const struct hist__perf *p, uint64_t id)
-{
-	size_t i;
-
-	for (i = 0; i < p->nr_idx; i++)
-		if (p->idx[i][0] == id)
-			return p->idx[i][1] < MAX_CPUS ? (uint32_t)p->idx[i][1] : 0;
-	return 0;
-}
+#include "perf_int.h"
 
 /* ---- per-CPU queues --------------------------------------------------------- */
 
@@ -590,15 +131,15 @@ static int queue_push(struct hist_tracedat *td, uint32_t cpu, uint64_t e, uint64
 	if (hist__likely(cpu == p->last_cpu && p->last_st))
 		s = p->last_st;
 	else if (!(s = stream_of(td, cpu)))
-		return perr(td, -HIST_ENOMEM, "out of memory (record queue)");
+		return hist__perf_err(td, -HIST_ENOMEM, "out of memory (record queue)");
 	if (hist__unlikely(s->n == s->cap)) {
 		if (s->head > s->cap / 2) {
 			/* most of it went out: slide the pending part down */
 			memmove(s->q, s->q + s->head, (s->n - s->head) * sizeof(*s->q));
 			s->n -= s->head;
 			s->head = 0;
-		} else if (grow((void **)&s->q, &s->cap, s->n + 1, sizeof(*s->q))) {
-			return perr(td, -HIST_ENOMEM, "out of memory (record queue)");
+		} else if (hist__perf_grow((void **)&s->q, &s->cap, s->n + 1, sizeof(*s->q))) {
+			return hist__perf_err(td, -HIST_ENOMEM, "out of memory (record queue)");
 		}
 	}
 	k = s->n++;
@@ -618,7 +159,7 @@ static int queue_push(struct hist_tracedat *td, uint32_t cpu, uint64_t e, uint64
 			struct pstream **nh = realloc(p->heap, nc * sizeof(*nh));
 
 			if (!nh)
-				return perr(td, -HIST_ENOMEM, "out of memory (record queue)");
+				return hist__perf_err(td, -HIST_ENOMEM, "out of memory (record queue)");
 			p->heap = nh;
 			p->cap_heap = nc;
 		}
@@ -682,8 +223,8 @@ static int pid_add(struct hist_tracedat *td, int32_t pid, int32_t parent, uint64
 	struct pid_ent *e;
 	uint32_t h;
 
-	if (grow((void **)&p->pids, &p->cap_pids, p->nr_pids + 1, sizeof(*p->pids)))
-		return perr(td, -HIST_ENOMEM, "out of memory (task names)");
+	if (hist__perf_grow((void **)&p->pids, &p->cap_pids, p->nr_pids + 1, sizeof(*p->pids)))
+		return hist__perf_err(td, -HIST_ENOMEM, "out of memory (task names)");
 	if ((p->ph_used + 1) * 2 > p->ph_cap) {
 		uint32_t oc = p->ph_cap, k, nc = oc ? oc * 2 : 256;
 		int32_t *ok = p->ph_key;
@@ -699,7 +240,7 @@ static int pid_add(struct hist_tracedat *td, int32_t pid, int32_t parent, uint64
 			p->ph_key = ok;
 			p->ph_first = of;
 			p->ph_last = ol;
-			return perr(td, -HIST_ENOMEM, "out of memory (task names)");
+			return hist__perf_err(td, -HIST_ENOMEM, "out of memory (task names)");
 		}
 		p->ph_cap = nc;
 		for (k = 0; k < oc; k++) {
@@ -824,74 +365,6 @@ static void note_bad(struct hist_tracedat *td, uint64_t off, const char *why)
 	}
 }
 
-/* Note where the tracing data is; tracedat.c parses it after the open. */
-static int tracing_data(struct hist_tracedat *td, const uint8_t *b, uint64_t len,
-			uint64_t where)
-{
-	struct hist__perf *p = td->perf;
-
-	if (p->have_tracing_data)
-		return 0;	/* perf inject may repeat it; the first one wins */
-	p->have_tracing_data = 1;
-	p->tdata = b;
-	p->tdata_len = (size_t)len;
-	p->tdata_off = where;
-	return 0;
-}
-
-static int pipe_attr(struct hist_tracedat *td, const uint8_t *r, uint32_t size, uint64_t off)
-{
-	struct hist__perf *p = td->perf;
-	uint32_t asz, i, n;
-	int ret;
-
-	if (size < 8 + 8)
-		return perr(td, -HIST_EINVAL, "truncated attribute record at offset %llu",
-			    (unsigned long long)off);
-	asz = g32(p, r + 8 + 4);
-	if (asz < 64 || asz > size - 8)
-		return perr(td, -HIST_EINVAL, "attribute record at offset %llu: bad size %u",
-			    (unsigned long long)off, asz);
-	if ((ret = add_attr(td, r + 8, asz, off + 8)))
-		return ret;
-	n = (size - 8 - asz) / 8;
-	for (i = 0; i < n; i++)
-		if ((ret = id_put(td, g64(p, r + 8 + asz + 8 * i), p->nr_attrs - 1)))
-			return ret;
-	return 0;
-}
-
-static int feature(struct hist_tracedat *td, uint32_t feat, const uint8_t *b, uint64_t len,
-		   uint64_t where)
-{
-	struct hist__perf *p = td->perf;
-
-	if (feat == FEAT_TRACING_DATA)
-		return tracing_data(td, b, len, where);
-	if ((feat == FEAT_HOSTNAME || feat == FEAT_OSRELEASE || feat == FEAT_ARCH) && len >= 4) {
-		/* perf_header_string: u32 length (padding included), text */
-		uint64_t n = g32(p, b);
-		char *dst = feat == FEAT_HOSTNAME ? p->host :
-			    feat == FEAT_OSRELEASE ? p->release : p->arch;
-		size_t cap = feat == FEAT_ARCH ? sizeof(p->arch) : sizeof(p->host);
-
-		if (n > len - 4)
-			n = len - 4;
-		n = strnlen((const char *)b + 4, (size_t)n);
-		if (n >= cap)
-			n = cap - 1;
-		memcpy(dst, b + 4, (size_t)n);
-		dst[n] = '\0';
-		return 0;
-	}
-	if (feat == FEAT_NRCPUS && len >= 8) {
-		uint32_t avail = g32(p, b + 4);
-
-		if (avail && avail <= MAX_CPUS && avail > td->nr_cpus)
-			td->nr_cpus = avail;
-	}
-	return 0;
-}
 
 static int walk(struct hist_tracedat *td, uint64_t start, uint64_t end, int nested,
 		uint64_t *stop, uint64_t round_stop);
@@ -925,15 +398,15 @@ static int compressed(struct hist_tracedat *td, const uint8_t *r, uint32_t size,
 	if (!p->zs) {
 		p->zs = ZSTD_createDStream();
 		if (!p->zs)
-			return perr(td, -HIST_ENOMEM, "out of memory");
+			return hist__perf_err(td, -HIST_ENOMEM, "out of memory");
 		ZSTD_initDStream(p->zs);
 	}
 	for (;;) {
 		ZSTD_outBuffer out;
 		size_t ret;
 
-		if (grow((void **)&p->dbuf, &p->dcap, p->dlen + 65536, 1))
-			return perr(td, -HIST_ENOMEM, "out of memory (decompressing)");
+		if (hist__perf_grow((void **)&p->dbuf, &p->dcap, p->dlen + 65536, 1))
+			return hist__perf_err(td, -HIST_ENOMEM, "out of memory (decompressing)");
 		out.dst = p->dbuf;
 		out.size = p->dcap;
 		out.pos = p->dlen;
@@ -947,13 +420,13 @@ static int compressed(struct hist_tracedat *td, const uint8_t *r, uint32_t size,
 			break;
 		}
 		if (p->map_len + p->dlen > E_OFF_MASK)
-			return perr(td, -HIST_EINVAL, "decompressed data too large");
+			return hist__perf_err(td, -HIST_EINVAL, "decompressed data too large");
 		/* done when the input is used up and the output had room */
 		if (in.pos == in.size && out.pos < out.size)
 			break;
 	}
-	if (grow((void **)&p->chunk_end, &p->cap_chunks, p->nr_chunks + 1, sizeof(*p->chunk_end)))
-		return perr(td, -HIST_ENOMEM, "out of memory (decompressing)");
+	if (hist__perf_grow((void **)&p->chunk_end, &p->cap_chunks, p->nr_chunks + 1, sizeof(*p->chunk_end)))
+		return hist__perf_err(td, -HIST_ENOMEM, "out of memory (decompressing)");
 	p->chunk_end[p->nr_chunks++] = p->dlen;
 	p->chunk_i = p->nr_chunks;
 	stop = p->map_len + p->dlen;
@@ -1016,7 +489,7 @@ static int walk(struct hist_tracedat *td, uint64_t start, uint64_t end, int nest
 		switch (type) {
 		case R_SAMPLE:
 			if (!p->nr_attrs)
-				return perr(td, -HIST_EINVAL, "sample at offset %llu before any attribute",
+				return hist__perf_err(td, -HIST_EINVAL, "sample at offset %llu before any attribute",
 					    (unsigned long long)off);
 			ai = rec_attr(p, r, size, 1);
 			if (ai >= p->nr_attrs) {
@@ -1070,7 +543,7 @@ static int walk(struct hist_tracedat *td, uint64_t start, uint64_t end, int nest
 				 * the events' lost counters: the losses the kernel's
 				 * LOST records already told, if there are any */
 				if (!p->nr_lost_recs)
-					add_lost(td, id_index_cpu(p, trailer_id(p, r, size)),
+					add_lost(td, hist__perf_id_cpu(p, hist__perf_trailer_id(p, r, size)),
 						 g64(p, r + 8));
 				break;
 			}
@@ -1120,9 +593,9 @@ static int walk(struct hist_tracedat *td, uint64_t start, uint64_t end, int nest
 
 				if (n > (size - 16) / 32)
 					n = (size - 16) / 32;
-				if (grow((void **)&p->idx, &p->cap_idx, p->nr_idx + n + 1,
+				if (hist__perf_grow((void **)&p->idx, &p->cap_idx, p->nr_idx + n + 1,
 					 sizeof(*p->idx)))
-					return perr(td, -HIST_ENOMEM, "out of memory");
+					return hist__perf_err(td, -HIST_ENOMEM, "out of memory");
 				for (k = 0; k < n; k++) {
 					p->idx[p->nr_idx][0] = g64(p, r + 16 + 32 * k);
 					p->idx[p->nr_idx++][1] = g64(p, r + 16 + 32 * k + 16);
@@ -1130,7 +603,7 @@ static int walk(struct hist_tracedat *td, uint64_t start, uint64_t end, int nest
 			}
 			break;
 		case R_HEADER_ATTR:
-			if (!seen && (ret = pipe_attr(td, r, size, off)))
+			if (!seen && (ret = hist__perf_pipe_attr(td, r, size, off)))
 				return ret;
 			break;
 		case R_HEADER_TRACING_DATA: {
@@ -1140,18 +613,17 @@ static int walk(struct hist_tracedat *td, uint64_t start, uint64_t end, int nest
 				break;
 			n = g32(p, r + 8);
 			if (n > end - off - size)
-				return perr(td, -HIST_EINVAL,
+				return hist__perf_err(td, -HIST_EINVAL,
 					    "tracing data of %llu bytes at offset %llu runs past the end",
 					    (unsigned long long)n, (unsigned long long)off);
-			if ((ret = tracing_data(td, r + size, n, off + size)))
-				return ret;
+			hist__perf_note_tdata(td, r + size, n, off + size);
 			/* the blob follows the record, outside its size */
 			off += n;
 			break;
 		}
 		case R_HEADER_FEATURE:
 			if (size >= 16 &&
-			    (ret = feature(td, (uint32_t)g64(p, r + 8), r + 16, size - 16, off + 16)))
+			    (ret = hist__perf_feature(td, (uint32_t)g64(p, r + 8), r + 16, size - 16, off + 16)))
 				return ret;
 			break;
 		case R_COMPRESSED:
@@ -1169,80 +641,6 @@ static int walk(struct hist_tracedat *td, uint64_t start, uint64_t end, int nest
 		off += size;
 	}
 	*stop = off;
-	return 0;
-}
-
-/* ---- file mode ------------------------------------------------------------ */
-
-static int file_header(struct hist_tracedat *td, uint64_t *dstart, uint64_t *dend)
-{
-	struct hist__perf *p = td->perf;
-	const uint8_t *h = p->map;
-	uint64_t hsize = g64(p, h + 8), asz, aoff, alen, doff, dlen, foff, i;
-	uint32_t bit, k = 0;
-	int ret;
-
-	if (p->map_len < 104 || hsize < 104)
-		return perr(td, -HIST_EINVAL, "truncated file header");
-	asz = g64(p, h + 16);
-	aoff = g64(p, h + 24);
-	alen = g64(p, h + 32);
-	doff = g64(p, h + 40);
-	dlen = g64(p, h + 48);
-	if (asz < 64 + 16 || asz > 4096)
-		return perr(td, -HIST_EINVAL, "bad attribute size %llu in the file header",
-			    (unsigned long long)asz);
-	if (aoff > p->map_len || alen > p->map_len - aoff)
-		return perr(td, -HIST_EINVAL, "attribute section (%llu bytes at offset %llu) is past the end of the file",
-			    (unsigned long long)alen, (unsigned long long)aoff);
-	for (i = 0; i + asz <= alen; i += asz) {
-		const uint8_t *a = h + aoff + i;
-		uint64_t ioff = g64(p, a + asz - 16), ilen = g64(p, a + asz - 8), j;
-
-		if ((ret = add_attr(td, a, (uint32_t)(asz - 16), aoff + i)))
-			return ret;
-		if (ioff > p->map_len || ilen > p->map_len - ioff)
-			return perr(td, -HIST_EINVAL, "ids of attribute %llu (offset %llu) are past the end of the file",
-				    (unsigned long long)(i / asz), (unsigned long long)ioff);
-		for (j = 0; j + 8 <= ilen; j += 8)
-			if ((ret = id_put(td, g64(p, h + ioff + j), p->nr_attrs - 1)))
-				return ret;
-	}
-	if (!p->nr_attrs)
-		return perr(td, -HIST_EINVAL, "no event attributes");
-	if (doff > p->map_len)
-		return perr(td, -HIST_EINVAL, "data offset %llu is past the end of the file",
-			    (unsigned long long)doff);
-	*dstart = doff;
-	*dend = dlen > p->map_len - doff ? p->map_len : doff + dlen;
-	if (dlen > p->map_len - doff) {
-		snprintf(p->trunc, sizeof(p->trunc),
-			 "the data section (%llu bytes at offset %llu) is cut at the end of the file (%zu bytes)",
-			 (unsigned long long)dlen, (unsigned long long)doff, p->map_len);
-		p->trunc_pending = 1;
-		return 0;	/* the features sit after the data: gone */
-	}
-	/* one perf_file_section per feature bit set, in bit order */
-	foff = doff + dlen;
-	for (bit = 0; bit < FEAT_BITS; bit++) {
-		uint64_t so, sl;
-
-		if (!((g64(p, h + 72 + 8 * (bit / 64)) >> (bit % 64)) & 1))
-			continue;
-		if (p->map_len - foff < 16 * (uint64_t)(k + 1))
-			break;
-		so = g64(p, h + foff + 16 * k);
-		sl = g64(p, h + foff + 16 * k + 8);
-		k++;
-		if (so > p->map_len || sl > p->map_len - so) {
-			if (bit == FEAT_TRACING_DATA)
-				return perr(td, -HIST_EINVAL, "the file is cut short: its tracing data (%llu bytes at offset %llu) is past the end",
-					    (unsigned long long)sl, (unsigned long long)so);
-			continue;
-		}
-		if ((ret = feature(td, bit, h + so, sl, so)))
-			return ret;
-	}
 	return 0;
 }
 
@@ -1283,7 +681,7 @@ int hist__perf_open(struct hist_tracedat *td)
 	int ret;
 
 	if (!p)
-		return perr(td, -HIST_ENOMEM, "out of memory");
+		return hist__perf_err(td, -HIST_ENOMEM, "out of memory");
 	td->perf = p;
 	p->map = td->map;
 	p->map_len = td->map_len;
@@ -1294,7 +692,7 @@ int hist__perf_open(struct hist_tracedat *td)
 	if (p->pipe) {
 		p->dstart = 16;
 		p->dend = td->map_len;
-	} else if ((ret = file_header(td, &p->dstart, &p->dend))) {
+	} else if ((ret = hist__perf_file_header(td, &p->dstart, &p->dend))) {
 		return ret;
 	}
 	/*
@@ -1307,7 +705,7 @@ int hist__perf_open(struct hist_tracedat *td)
 		if ((ret = walk_some(td)))
 			return ret;
 	if (!p->have_tracing_data)
-		return perr(td, -HIST_EINVAL, "no tracing data: record tracepoints (perf record -e SYSTEM:EVENT)%s",
+		return hist__perf_err(td, -HIST_EINVAL, "no tracing data: record tracepoints (perf record -e SYSTEM:EVENT)%s",
 			    p->trunc_pending ? "; the file is cut short" : "");
 	if (!td->nr_cpus) {
 		/* no NRCPUS feature (not perf record's file): count them */
@@ -1322,13 +720,13 @@ int hist__perf_open(struct hist_tracedat *td)
 	 * always says how many, so lost_unknown stays 0 */
 	add_lost(td, td->nr_cpus ? td->nr_cpus - 1 : 0, 0);
 	if (td->nr_lost < (td->nr_cpus ? td->nr_cpus : 1))
-		return perr(td, -HIST_ENOMEM, "out of memory");
+		return hist__perf_err(td, -HIST_ENOMEM, "out of memory");
 	if (p->release[0]) {
 		size_t n = strlen(p->host) + strlen(p->release) + strlen(p->arch) + 16;
 
 		td->uname = malloc(n);
 		if (!td->uname)
-			return perr(td, -HIST_ENOMEM, "out of memory");
+			return hist__perf_err(td, -HIST_ENOMEM, "out of memory");
 		snprintf(td->uname, n, "Linux %s %s %s", p->host, p->release, p->arch);
 	}
 	/* the clock of the tracepoint events (perf's default: local_clock,
@@ -1438,12 +836,12 @@ int hist__perf_next(struct hist_tracedat *td, struct hist_ftrace_record *rec)
 			/* what went wrong, once, after every good record */
 			if (p->bad_pending) {
 				p->bad_pending = 0;
-				return perr(td, -HIST_EINVAL, "%s%s", p->bad,
+				return hist__perf_err(td, -HIST_EINVAL, "%s%s", p->bad,
 					    p->nr_bad > 1 ? " (and more samples like it)" : "");
 			}
 			if (p->trunc_pending) {
 				p->trunc_pending = 0;
-				return perr(td, -HIST_EINVAL, "%s", p->trunc);
+				return hist__perf_err(td, -HIST_EINVAL, "%s", p->trunc);
 			}
 			return 0;
 		}
