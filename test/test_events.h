@@ -74,6 +74,20 @@ static const struct hist_field_desc kv_fields[] = {
 	{ "name", "char[16]", 24, 16, 1, HIST_FIELD_STRING },
 };
 
+/* A host with the one event t/kv (kv_fields). */
+static inline int kv_find_event(void *data, const char *sys, const char *name,
+				struct hist_event_desc *out)
+{
+	(void)data;
+	if (strcmp(sys, "t") || strcmp(name, "kv"))
+		return -HIST_ENOENT;
+	out->fields = kv_fields;
+	out->nr_fields = sizeof(kv_fields) / sizeof(kv_fields[0]);
+	return 0;
+}
+
+static const struct hist_host kv_host = { .find_event = kv_find_event };
+
 struct buf {
 	char s[65536];
 	size_t n;

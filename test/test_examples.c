@@ -18,41 +18,17 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
+#include "util.h"
 
 static char tmp[256], build[512], tracefs[512];
-static int tracefs_mounted_by_us;
+static int tracefs_mounted_by_us;	/* t_tracefs_find() */
 
 #include "test_shell.h"
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *s;
-	size_t n;
-
-	if (!f)
-		return NULL;
-	s = calloc(1, 4 << 20);
-	n = s ? fread(s, 1, (4 << 20) - 1, f) : 0;
-	if (s)
-		s[n] = 0;
-	fclose(f);
-	return s;
-}
-
-static char *tmp_file(const char *name)
-{
-	char p[600];
-
-	snprintf(p, sizeof(p), "%s/%s", tmp, name);
-	return slurp(p);
-}
 
 static int have_python(void)
 {
@@ -94,42 +70,8 @@ static long long number_after(const char *text, const char *header, const char *
  * 0 with a reason printed if not. */
 static int live_possible(void)
 {
-	FILE *f;
-	char dev[256], dir[512], type[64];
-
-	if (geteuid() != 0) {
-		printf("# SKIP hist-live: not root (tracefs needs it)\n");
-		return 0;
-	}
-	f = fopen("/proc/mounts", "r");
-	while (f && fscanf(f, "%255s %511s %63s %*[^\n]", dev, dir, type) == 3) {
-		if (!strcmp(type, "tracefs")) {
-			snprintf(tracefs, sizeof(tracefs), "%s", dir);
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
-	if (!tracefs[0]) {
-		snprintf(tracefs, sizeof(tracefs), "%s/tracefs", tmp);
-		mkdir(tracefs, 0700);
-		if (mount("nodev", tracefs, "tracefs", 0, NULL)) {
-			printf("# SKIP hist-live: no tracefs (mount: %s)\n", strerror(errno));
-			tracefs[0] = 0;
-			return 0;
-		}
-		tracefs_mounted_by_us = 1;
-	}
-	{
-		char p[600];
-
-		snprintf(p, sizeof(p), "%s/events/sched/sched_switch/format", tracefs);
-		if (access(p, R_OK)) {
-			printf("# SKIP hist-live: %s: %s\n", p, strerror(errno));
-			return 0;
-		}
-	}
-	return 1;
+	tracefs_mounted_by_us = t_tracefs_find(tracefs, sizeof(tracefs), tmp, "hist-live");
+	return t_tracefs_need(tracefs, "events/sched/sched_switch/format", R_OK, "hist-live");
 }
 
 /* Run hist-live with ARGS (bounded); 0, or SKIP (3: no tracing here). */
@@ -176,7 +118,7 @@ static void test_live_switch_counts(void)
 		return;
 	}
 	T_EQ(st, 0);
-	out = tmp_file("live.out");
+	out = t_readf("%s/live.out", tmp);
 	T_ASSERT(out && strstr(out, "# trigger info: hist:keys=prev_comm:vals=hitcount:"
 			       "sort=hitcount.descending:size=2048 [active]"));
 	n = out ? number_after(out, "{ prev_comm: hlwork ", "hitcount:") : -1;
@@ -208,7 +150,7 @@ static void test_live_wakeup_latency(void)
 	if (st == 3)
 		return;
 	T_EQ(st, 0);
-	out = tmp_file("live.out");
+	out = t_readf("%s/live.out", tmp);
 	T_ASSERT(out != NULL);
 	if (!out)
 		return;
@@ -262,7 +204,7 @@ static void top_state(char *buf, size_t len)
 		char p[700], *s, *x;
 
 		snprintf(p, sizeof(p), "%s/%s", tracefs, files[i]);
-		s = slurp(p);
+		s = t_readf("%s", p);
 		/* "7 (expanded: 1408)": the size the buffer gets once used,
 		 * which any use of tracing makes the size it has.  Once
 		 * allocated it reads as whole ring-buffer pages (4080 data
@@ -338,11 +280,11 @@ static char *malloc_output(void)
 
 	if (sh(1, "ls %s/m.*.txt | head -1", tmp))
 		return NULL;
-	name = tmp_file("out");
+	name = t_readf("%s/out", tmp);
 	if (!name)
 		return NULL;
 	name[strcspn(name, "\n")] = 0;
-	text = slurp(name);
+	text = t_readf("%s", name);
 	free(name);
 	return text;
 }
@@ -423,20 +365,9 @@ static void test_malloc_json_and_triggers(void)
 
 int main(int argc, char **argv)
 {
-	char *slash;
-
 	(void)argc;
-	snprintf(build, sizeof(build), "%s", argv[0]);
-	slash = strrchr(build, '/');
-	if (slash)
-		*slash = 0;
-	slash = strrchr(build, '/');
-	if (slash)
-		*slash = 0;
-	else
-		snprintf(build, sizeof(build), "build");
-	snprintf(tmp, sizeof(tmp), "/tmp/test_examples.XXXXXX");
-	if (!mkdtemp(tmp))
+	t_build_dir(build, sizeof(build), argv[0]);
+	if (t_scratch(tmp, sizeof(tmp), "test_examples"))
 		return 1;
 	live_possible();
 	T_RUN(test_live_usage);
@@ -446,14 +377,7 @@ int main(int argc, char **argv)
 	T_RUN(test_live_top_restores);
 	T_RUN(test_malloc_demo);
 	T_RUN(test_malloc_json_and_triggers);
-	if (tracefs_mounted_by_us && umount(tracefs))
-		printf("# could not unmount %s: %s\n", tracefs, strerror(errno));
-	{
-		char cmd[1200];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
-		if (system(cmd))
-			printf("# could not remove %s\n", tmp);
-	}
+	t_tracefs_release(tracefs, tracefs_mounted_by_us);
+	t_scratch_remove(tmp);
 	return T_DONE();
 }

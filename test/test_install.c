@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "util.h"
 #include "libhist.h"
 
 static char tmp[256], root[300], build[512], cc[256], san[512];
@@ -555,26 +556,16 @@ static void test_uninstall(void)
 
 int main(int argc, char **argv)
 {
-	char *slash;
 	const char *e;
 
 	(void)argc;
 	/* BUILD/test/test_install -> BUILD */
-	snprintf(build, sizeof(build), "%s", argv[0]);
-	slash = strrchr(build, '/');
-	if (slash)
-		*slash = 0;
-	slash = strrchr(build, '/');
-	if (slash)
-		*slash = 0;
-	else
-		snprintf(build, sizeof(build), "build");
+	t_build_dir(build, sizeof(build), argv[0]);
 	e = getenv("HIST_CC");
 	snprintf(cc, sizeof(cc), "%s", e && *e ? e : "cc");
 	e = getenv("HIST_SAN");
 	snprintf(san, sizeof(san), "%s", e ? e : "");
-	snprintf(tmp, sizeof(tmp), "/tmp/test_install.XXXXXX");
-	if (!mkdtemp(tmp))
+	if (t_scratch(tmp, sizeof(tmp), "test_install"))
 		return 1;
 	snprintf(root, sizeof(root), "%s/root", tmp);
 	have_pkgconfig = system("pkg-config --version >/dev/null 2>&1") == 0;
@@ -589,12 +580,6 @@ int main(int argc, char **argv)
 		T_RUN(test_man1_pages);
 		T_RUN(test_uninstall);
 	}
-	{
-		char cmd[400];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
-		if (system(cmd))
-			printf("# could not remove %s\n", tmp);
-	}
+	t_scratch_remove(tmp);
 	return T_DONE();
 }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "util.h"
 #include "conf.h"
 #include "libhist.h"
 
@@ -827,22 +828,13 @@ static void test_json_replay(void)
 
 int main(int argc, char **argv)
 {
-	char build[512], *slash;
+	char build[512];
 
 	/* BUILD/test/test_iter -> BUILD, for hist-replay */
-	snprintf(build, sizeof(build), "%s", argv[0]);
-	slash = strrchr(build, '/');
-	if (slash)
-		*slash = 0;
-	slash = strrchr(build, '/');
-	if (slash)
-		*slash = 0;
-	else
-		snprintf(build, sizeof(build), "build");
+	t_build_dir(build, sizeof(build), argv[0]);
 	setenv("HIST_BUILD", build, 1);
 	(void)argc;
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_iter.XXXXXX");
-	if (!mkdtemp(tmpdir))
+	if (t_scratch(tmpdir, sizeof(tmpdir), "test_iter"))
 		return 1;
 	T_RUN(test_conformance_sweep);
 	T_RUN(test_typed_keys);
@@ -851,12 +843,6 @@ int main(int argc, char **argv)
 	T_RUN(test_alloc_failure);
 	T_RUN(test_json_writer);
 	T_RUN(test_json_replay);
-	{
-		char cmd[400];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-		if (system(cmd))
-			printf("# could not remove %s\n", tmpdir);
-	}
+	t_scratch_remove(tmpdir);
 	return T_DONE();
 }

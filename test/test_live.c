@@ -21,7 +21,6 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -30,79 +29,22 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "util.h"
 
 static char tmp[256], build[512], tracefs[512];
-static int tracefs_mounted_by_us;
+static int tracefs_mounted_by_us;	/* t_tracefs_find() */
 
 #include "test_shell.h"
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *s;
-	size_t n;
-
-	if (!f)
-		return NULL;
-	s = calloc(1, 8 << 20);
-	n = s ? fread(s, 1, (8 << 20) - 1, f) : 0;
-	if (s)
-		s[n] = 0;
-	fclose(f);
-	return s;
-}
-
-static char *tmp_file(const char *name)
-{
-	char p[600];
-
-	snprintf(p, sizeof(p), "%s/%s", tmp, name);
-	return slurp(p);
-}
 
 /* Finds (or mounts) tracefs; 0 with the reason printed if hist-live
  * cannot run here. */
 static int live_possible(void)
 {
-	FILE *f;
-	char dev[256], dir[512], type[64], p[600];
+	const char *who = "hist-live";
 
-	if (geteuid() != 0) {
-		printf("# SKIP hist-live: not root (tracefs needs it)\n");
-		return 0;
-	}
-	f = fopen("/proc/mounts", "r");
-	while (f && fscanf(f, "%255s %511s %63s %*[^\n]", dev, dir, type) == 3) {
-		if (!strcmp(type, "tracefs")) {
-			snprintf(tracefs, sizeof(tracefs), "%s", dir);
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
-	if (!tracefs[0]) {
-		snprintf(tracefs, sizeof(tracefs), "%s/tracefs", tmp);
-		mkdir(tracefs, 0700);
-		if (mount("nodev", tracefs, "tracefs", 0, NULL)) {
-			printf("# SKIP hist-live: no tracefs (mount: %s)\n", strerror(errno));
-			tracefs[0] = 0;
-			return 0;
-		}
-		tracefs_mounted_by_us = 1;
-	}
-	snprintf(p, sizeof(p), "%s/events/raw_syscalls/sys_enter/format", tracefs);
-	if (access(p, R_OK)) {
-		printf("# SKIP hist-live: %s: %s\n", p, strerror(errno));
-		tracefs[0] = 0;
-		return 0;
-	}
-	snprintf(p, sizeof(p), "%s/instances", tracefs);
-	if (access(p, W_OK)) {
-		printf("# SKIP hist-live: %s: %s\n", p, strerror(errno));
-		tracefs[0] = 0;
-		return 0;
-	}
-	return 1;
+	tracefs_mounted_by_us = t_tracefs_find(tracefs, sizeof(tracefs), tmp, who);
+	return t_tracefs_need(tracefs, "events/raw_syscalls/sys_enter/format", R_OK, who) &&
+	       t_tracefs_need(tracefs, "instances", W_OK, who);
 }
 
 #define LIVE "timeout -s KILL 120 %s/hist-live -q --tracefs %s "
@@ -134,40 +76,23 @@ static double child_cpu(void)
 	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
-/* Start hist-live in the background (via exec: its pid is the shell's);
- * its pid, or -1. */
+/* Start hist-live in the background, output to <tmp>/OUT; its pid, or -1.
+ * Returns once its instance is there (tracing is set up). */
 static long start_bg(const char *args, const char *out)
 {
-	char cmd[2048], p[600];
-	char *s;
-	long pid;
+	long pid = t_spawn("%s/hist-live -q --tracefs %s %s > %s/%s 2>&1", build, tracefs,
+			   args, tmp, out);
 
-	snprintf(cmd, sizeof(cmd), "exec %s/hist-live -q --tracefs %s %s > %s/%s 2>&1 "
-		 "& echo $! > %s/bg.pid", build, tracefs, args, tmp, out, tmp);
-	if (system(cmd))
-		return -1;
-	snprintf(p, sizeof(p), "%s/bg.pid", tmp);
-	s = slurp(p);
-	pid = s ? strtol(s, NULL, 10) : -1;
-	free(s);
-	/* its instance appears once tracing is set up */
 	for (int i = 0; i < 200 && pid > 0 && !instance_of(pid); i++)
 		usleep(10000);
 	usleep(200000);
 	return pid;
 }
 
-/* Wait for background PID (not our child: the shell's); 0 once gone. */
+/* Wait for PID to exit; 0 once gone (whatever its status). */
 static int wait_gone(long pid)
 {
-	int i;
-
-	for (i = 0; i < 500; i++) {
-		if (kill((pid_t)pid, 0) && errno == ESRCH)
-			return 0;
-		usleep(10000);
-	}
-	return -1;
+	return t_wait_gone(pid, 5000) < 0 ? -1 : 0;
 }
 
 /* ---- invisible to itself -------------------------------------------------- */
@@ -186,7 +111,7 @@ static void test_self_exclusion(void)
 		       "sort=hitcount.descending'", "self.out");
 	T_ASSERT(pid > 0);
 	T_EQ(wait_gone(pid), 0);
-	out = tmp_file("self.out");
+	out = t_readf("%s/self.out", tmp);
 	T_ASSERT(out && num_after(out, NULL, "    Hits: ") > 0);
 	snprintf(row, sizeof(row), "[%10ld] }", pid);
 	T_ASSERT(out && !strstr(out, row));
@@ -218,7 +143,7 @@ static void test_loss_accounting(void)
 	T_EQ(sh(1, LIVE "-b 8 --json -t 'raw_syscalls/sys_enter hist:keys=common_pid."
 		"execname if comm == \"dd\"' -- dd if=/dev/zero of=/dev/null bs=1 "
 		"count=100000 > %s/loss.out", build, tracefs, tmp), 0);
-	out = tmp_file("loss.out");
+	out = t_readf("%s/loss.out", tmp);
 	T_ASSERT(out != NULL);
 	if (!out)
 		return;
@@ -242,12 +167,12 @@ static void test_loss_accounting(void)
 		"'raw_syscalls/sys_enter hist:keys=common_pid if comm == \"dd\"' -- dd "
 		"if=/dev/zero of=/dev/null bs=1 count=100000 > %s/loss.txt 2> %s/loss.err",
 		build, tracefs, tmp, tmp), 0);
-	out = tmp_file("loss.txt");
+	out = t_readf("%s/loss.txt", tmp);
 	hits = out ? num_after(out, NULL, "    Hits: ") : -1;
 	lost = out ? num_after(out, "\n# lost:", " total ") : -1;
 	T_ASSERT(hits > 0 && lost >= 0 && hits + lost >= 200000);
 	free(out);
-	out = tmp_file("loss.err");
+	out = t_readf("%s/loss.err", tmp);
 	if (lost > 0)
 		T_ASSERT(out && strstr(out, "would have held the worst burst") &&
 			 strstr(out, "-b "));
@@ -276,7 +201,7 @@ static void test_kill9_cleanup(void)
 		"'sched/sched_switch hist:keys=common_pid' > /dev/null 2> %s/k9.err",
 		build, tracefs, tmp), 0);
 	T_ASSERT(!instance_of(pid));
-	out = tmp_file("k9.err");
+	out = t_readf("%s/k9.err", tmp);
 	snprintf(msg, sizeof(msg), "hist-live.%ld, left by process %ld (no longer "
 		 "running)", pid, pid);
 	if (left && !(out && strstr(out, msg)))
@@ -311,7 +236,7 @@ static void test_signals_restore(void)
 		if (instance_of(pid))
 			printf("# signal %d left the instance\n", sigs[i]);
 		T_ASSERT(!instance_of(pid));
-		out = tmp_file("sig.out");
+		out = t_readf("%s/sig.out", tmp);
 		/* stop signals print the tables; SIGQUIT only cleans up */
 		if (sigs[i] != SIGQUIT)
 			T_ASSERT(out && strstr(out, "# lost: "));
@@ -343,14 +268,14 @@ static void test_follow_and_status(void)
 	T_EQ(sh(1, LIVE "--follow -t 'sched/sched_process_exec hist:keys=common_pid' "
 		"-- sh -c 'for i in 1 2 3 4 5; do /bin/true; done' > %s/follow.out",
 		build, tracefs, tmp), 0);
-	out = tmp_file("follow.out");
+	out = t_readf("%s/follow.out", tmp);
 	T_EQ(out ? num_after(out, NULL, "    Hits: ") : -1, 6);
 	free(out);
 	/* -p: the threads of a running process, and the end when it ends */
 	T_EQ(sh(1, "sh -c 'sleep 0.5; i=0; while [ $i -lt 300 ]; do i=$((i+1)); done; "
 		"sleep 0.5' & " LIVE "-p $! -t 'raw_syscalls/sys_exit hist:keys=common_pid' "
 		"> %s/pid.out", build, tracefs, tmp), 0);
-	out = tmp_file("pid.out");
+	out = t_readf("%s/pid.out", tmp);
 	T_ASSERT(out && num_after(out, NULL, "    Entries: ") == 1);
 	free(out);
 	/* exit statuses: the command's, or hist-live's own */
@@ -383,7 +308,7 @@ static void test_ndjson_delta(void)
 	T_EQ(sh(1, LIVE "--follow -i 0.3 --delta --json -t 'sched/sched_process_exec "
 		"hist:keys=common_pid' -- sh -c 'for i in 1 2 3 4 5 6 7 8 9 10 11; do "
 		"sleep 0.1; done' > %s/nd.out", build, tracefs, tmp), 0);
-	out = tmp_file("nd.out");
+	out = t_readf("%s/nd.out", tmp);
 	T_ASSERT(out != NULL);
 	if (!out)
 		return;
@@ -430,7 +355,7 @@ static void test_kernel_filter(void)
 		       "kf.out");
 	snprintf(p, sizeof(p), "%s/instances/hist-live.%ld/events/raw_syscalls/"
 		 "sys_enter/filter", tracefs, pid);
-	f = slurp(p);
+	f = t_readf("%s", p);
 	T_ASSERT(f && strstr(f, "(comm == \"dd\") || (id == 0)"));
 	if (f && !strstr(f, "(comm == \"dd\") || (id == 0)"))
 		printf("# filter: %s\n", f);
@@ -442,7 +367,7 @@ static void test_kernel_filter(void)
 		       "-t 'raw_syscalls/sys_enter hist:keys=common_pid'", "kf.out");
 	snprintf(p, sizeof(p), "%s/instances/hist-live.%ld/events/raw_syscalls/"
 		 "sys_enter/filter", tracefs, pid);
-	f = slurp(p);
+	f = t_readf("%s", p);
 	T_ASSERT(f && !strncmp(f, "none", 4));
 	free(f);
 	kill((pid_t)pid, SIGINT);
@@ -457,7 +382,7 @@ static void test_stack_keys(void)
 		return;
 	T_EQ(sh(1, LIVE "-d 1 -t 'sched/sched_switch hist:keys=common_stacktrace:"
 		"sort=hitcount.descending' > %s/stack.out", build, tracefs, tmp), 0);
-	out = tmp_file("stack.out");
+	out = t_readf("%s/stack.out", tmp);
 	T_ASSERT(out && num_after(out, NULL, "    Entries: ") > 0);
 	/* every switch is in __schedule(), and each entry has frames */
 	T_ASSERT(out && strstr(out, "{ common_stacktrace:\n         "));
@@ -475,33 +400,21 @@ static void test_warnings(void)
 	T_EQ(sh(1, LIVE "-d 0.2 -t 'sched/sched_switch enable_event:sched:sched_waking' "
 		"-t 'sched/sched_switch hist:keys=common_pid' > /dev/null 2> %s/warn.err",
 		build, tracefs, tmp), 0);
-	out = tmp_file("warn.err");
+	out = t_readf("%s/warn.err", tmp);
 	T_ASSERT(out && strstr(out, "sched/sched_waking has no trigger here"));
 	free(out);
 	T_EQ(sh(1, LIVE "-d 0.2 -t 'sched/sched_switch hist:keys=next_pid:p=next_prio:"
 		"onmax($p).snapshot()' > /dev/null 2> %s/warn.err", build, tracefs, tmp), 0);
-	out = tmp_file("warn.err");
+	out = t_readf("%s/warn.err", tmp);
 	T_ASSERT(out && strstr(out, "no copy of the trace buffer is kept"));
 	free(out);
 }
 
 int main(int argc, char **argv)
 {
-	char *slash;
-	char cmd[600];
-
 	(void)argc;
-	snprintf(build, sizeof(build), "%s", argv[0]);
-	slash = strrchr(build, '/');
-	if (slash)
-		*slash = 0;
-	slash = strrchr(build, '/');
-	if (slash)
-		*slash = 0;
-	else
-		snprintf(build, sizeof(build), "build");
-	snprintf(tmp, sizeof(tmp), "/tmp/test_live.XXXXXX");
-	if (!mkdtemp(tmp))
+	t_build_dir(build, sizeof(build), argv[0]);
+	if (t_scratch(tmp, sizeof(tmp), "test_live"))
 		return 1;
 	live_possible();
 	T_RUN(test_self_exclusion);
@@ -513,10 +426,7 @@ int main(int argc, char **argv)
 	T_RUN(test_kernel_filter);
 	T_RUN(test_stack_keys);
 	T_RUN(test_warnings);
-	if (tracefs_mounted_by_us && umount(tracefs))
-		printf("# could not unmount %s: %s\n", tracefs, strerror(errno));
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
-	if (system(cmd))
-		printf("# could not remove %s\n", tmp);
+	t_tracefs_release(tracefs, tracefs_mounted_by_us);
+	t_scratch_remove(tmp);
 	return T_DONE();
 }

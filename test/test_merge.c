@@ -26,38 +26,10 @@
 #include "harness.h"
 #include "libhist.h"
 #include "test_events.h"
+#include "util.h"
 
 static char tmp[256];
 #include "test_shell.h"
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	size_t n = 0, cap = 1 << 16, r;
-	char *s;
-
-	if (!f)
-		return NULL;
-	s = malloc(cap);
-	while (s && (r = fread(s + n, 1, cap - n - 1, f)) > 0) {
-		n += r;
-		if (n + 1 == cap)
-			s = realloc(s, cap *= 2);
-	}
-	fclose(f);
-	if (s)
-		s[n] = 0;
-	return s;
-}
-
-/* The file at <tmp>/NAME. */
-static char *out_of(const char *name)
-{
-	char p[512];
-
-	snprintf(p, sizeof(p), "%s/%s", tmp, name);
-	return slurp(p);
-}
 
 static bool same_files(const char *a, const char *b)
 {
@@ -222,8 +194,8 @@ static void test_copies(void)
 	T_EQ(sh(1, "hist-replay %s %s > %s/a.txt", t, s->trace, tmp), 0);
 	T_EQ(sh(1, "hist-merge %s/a.json %s/a.json %s/a.json > %s/a3.txt", tmp, tmp, tmp,
 		tmp), 0);
-	one = out_of("a.txt");
-	three = out_of("a3.txt");
+	one = t_readf("%s/a.txt", tmp);
+	three = t_readf("%s/a3.txt", tmp);
 	T_ASSERT(one && three);
 	for (pa = one, pb = three; one && three && *pa && *pb; lines++) {
 		char *na = strchr(pa, '\n'), *nb = strchr(pb, '\n');
@@ -254,13 +226,13 @@ static void test_refusals(void)
 	T_EQ(sh(0, "hist-replay --json -t 'sched/sched_switch hist:keys=prev_pid' %s > %s/q.json",
 		tr, tmp), 0);
 	T_EQ(sh(0, "hist-merge %s/p.json %s/q.json", tmp, tmp), 1);
-	err = out_of("out");
+	err = t_readf("%s/out", tmp);
 	T_ASSERT(err && strstr(err, "different trigger") && strstr(err, "keys=prev_pid"));
 	free(err);
 	/* malformed and truncated JSON: exit 2 with the byte offset */
 	T_EQ(sh(0, "head -c 500 %s/p.json > %s/cut.json && hist-merge %s/cut.json",
 		tmp, tmp, tmp), 2);
-	err = out_of("out");
+	err = t_readf("%s/out", tmp);
 	T_ASSERT(err && strstr(err, "cut.json: byte "));
 	free(err);
 	T_EQ(sh(0, "echo '{\"events\": [ { \"system\": 1 } ] }' > %s/bad.json && "
@@ -275,19 +247,6 @@ static void test_refusals(void)
 
 /* ---- onmax / onchange on live tables --------------------------------------- */
 
-static int find_event(void *data, const char *sys, const char *name,
-		      struct hist_event_desc *out)
-{
-	(void)data;
-	if (strcmp(sys, "t") || strcmp(name, "kv"))
-		return -HIST_ENOENT;
-	out->fields = kv_fields;
-	out->nr_fields = sizeof(kv_fields) / sizeof(kv_fields[0]);
-	return 0;
-}
-
-static const struct hist_host host = { .find_event = find_event };
-
 static hist_ctx *run(const char *trigger, const uint64_t *vals, const uint64_t *keys,
 		     unsigned n, hist_event **ev)
 {
@@ -296,7 +255,7 @@ static hist_ctx *run(const char *trigger, const uint64_t *vals, const uint64_t *
 	unsigned i;
 	int err;
 
-	ctx = hist_ctx_create(&host, NULL, &err);
+	ctx = hist_ctx_create(&kv_host, NULL, &err);
 	*ev = ctx ? hist_event_lookup(ctx, "t", "kv") : NULL;
 	if (!*ev || hist_trigger_parse(*ev, trigger, &herr))
 		return ctx;
@@ -392,28 +351,8 @@ out:
 
 /* ---- allocation failures ------------------------------------------------- */
 
-static long fa_count, fa_fail_at = -1, fa_live;
-
-static void *fa_alloc(void *data, size_t size)
-{
-	(void)data;
-	if (fa_count++ == fa_fail_at)
-		return NULL;
-	fa_live++;
-	return calloc(1, size);
-}
-
-static void fa_free(void *data, void *p)
-{
-	(void)data;
-	if (p)
-		fa_live--;
-	free(p);
-}
-
 static void test_enomem(void)
 {
-	static const struct hist_allocator fa = { fa_alloc, fa_free, NULL };
 	static const uint64_t va[] = { 10, 50, 20, 7 }, ka[] = { 1, 2, 3, 4 };
 	const char *tr = "hist:keys=name,key:m=val:vals=val.percent:onmax($m).save(key)";
 	hist_event *a;
@@ -421,7 +360,7 @@ static void test_enomem(void)
 	char *ref;
 	long n;
 
-	hist_set_allocator(&fa);
+	hist_set_allocator(&t_fail_alloc);
 	ca = run(tr, va, ka, 4, &a);
 	T_ASSERT(a);
 	if (!a)
@@ -431,11 +370,11 @@ static void test_enomem(void)
 		struct buf *o = calloc(1, sizeof(*o));
 		hist_reader *r;
 		hist_merge *m;
-		long live = fa_live;
+		long live = t_fa_live;
 		int err, ret = 0;
 
-		fa_count = 0;
-		fa_fail_at = n;
+		t_fa_count = 0;
+		t_fa_fail_at = n;
 		m = hist_merge_create(&err);
 		r = m ? hist_reader_create(a, 0, &err) : NULL;
 		if (!m || !r)
@@ -448,8 +387,8 @@ static void test_enomem(void)
 			ret = hist_merge_print(m, buf_write, o);
 		hist_reader_destroy(r);
 		hist_merge_destroy(m);
-		fa_fail_at = -1;
-		T_EQ(fa_live, live);
+		t_fa_fail_at = -1;
+		T_EQ(t_fa_live, live);
 		if (!ret) {
 			T_STREQ(o->s, ref);
 			free(o);
@@ -468,37 +407,11 @@ out:
 	hist_set_allocator(NULL);
 }
 
-/* The tools of this build first on PATH: BUILD/test/PROG -> BUILD. */
-static void tools_on_path(const char *argv0)
-{
-	char dir[4096], path[8192];
-	const char *slash = strrchr(argv0, '/');
-	size_t n = slash ? (size_t)(slash - argv0) : 0;
-
-	snprintf(dir, sizeof(dir), "%.*s", (int)n, argv0);
-	if (n >= 5 && !strcmp(dir + n - 5, "/test"))
-		dir[n - 5] = 0;
-	else if (!n)
-		snprintf(dir, sizeof(dir), "build");
-	if (dir[0] != '/') {
-		char cwd[2048];
-
-		if (getcwd(cwd, sizeof(cwd)))
-			snprintf(path, sizeof(path), "%s/%.4000s", cwd, dir);
-		else
-			snprintf(path, sizeof(path), "%s", dir);
-		snprintf(dir, sizeof(dir), "%.4000s", path);
-	}
-	snprintf(path, sizeof(path), "%s:%s", dir, getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
-	setenv("PATH", path, 1);
-}
-
 int main(int argc, char **argv)
 {
 	(void)argc;
-	tools_on_path(argv[0]);
-	snprintf(tmp, sizeof(tmp), "/tmp/test_merge.XXXXXX");
-	if (!mkdtemp(tmp))
+	t_tools_on_path(argv[0]);
+	if (t_scratch(tmp, sizeof(tmp), "test_merge"))
 		return 1;
 	T_RUN(test_single_cases);
 	T_RUN(test_cpu_split);
@@ -506,6 +419,6 @@ int main(int argc, char **argv)
 	T_RUN(test_refusals);
 	T_RUN(test_tracks);
 	T_RUN(test_enomem);
-	sh(0, "rm -rf %s", tmp);
+	t_scratch_remove(tmp);
 	return T_DONE();
 }

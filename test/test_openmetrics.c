@@ -17,14 +17,17 @@
  */
 #include <dirent.h>
 #include <math.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "libhist.h"
 #include "test_events.h"
+#include "util.h"
 
 static char tmp[256];
 #include "test_shell.h"
@@ -33,19 +36,6 @@ static int have_promtool, have_omcheck;
 static const char *py = "python3";
 
 /* ---- fixtures ------------------------------------------------------------ */
-
-static int find_event(void *data, const char *sys, const char *name,
-		      struct hist_event_desc *out)
-{
-	(void)data;
-	if (strcmp(sys, "t") || strcmp(name, "kv"))
-		return -HIST_ENOENT;
-	out->fields = kv_fields;
-	out->nr_fields = sizeof(kv_fields) / sizeof(kv_fields[0]);
-	return 0;
-}
-
-static const struct hist_host host = { .find_event = find_event };
 
 struct text {
 	char *s;
@@ -74,7 +64,7 @@ static hist_event *setup(hist_ctx **ctx, const char *const *triggers)
 	hist_event *ev;
 	int err;
 
-	*ctx = hist_ctx_create(&host, NULL, &err);
+	*ctx = hist_ctx_create(&kv_host, NULL, &err);
 	if (!*ctx)
 		return NULL;
 	ev = hist_event_lookup(*ctx, "t", "kv");
@@ -603,30 +593,10 @@ static void test_summary_and_json(void)
 
 /* ---- allocation failures ------------------------------------------------- */
 
-static long fa_count, fa_fail_at = -1, fa_live;
-
-static void *fa_alloc(void *data, size_t size)
-{
-	(void)data;
-	if (fa_count++ == fa_fail_at)
-		return NULL;
-	fa_live++;
-	return calloc(1, size);
-}
-
-static void fa_free(void *data, void *p)
-{
-	(void)data;
-	if (p)
-		fa_live--;
-	free(p);
-}
-
 /* Every allocation of the writer failing in turn: -HIST_ENOMEM, nothing
  * leaked, and once none fails the same document as without faults. */
 static void test_enomem(void)
 {
-	static const struct hist_allocator fa = { fa_alloc, fa_free, NULL };
 	static const double q1[] = { 0.5 };
 	struct hist_print_opts o = { .quantiles = q1, .nr_quantiles = 1 };
 	struct text ref = { 0 };
@@ -635,7 +605,7 @@ static void test_enomem(void)
 	long n;
 	unsigned i;
 
-	hist_set_allocator(&fa);
+	hist_set_allocator(&t_fail_alloc);
 	ev = setup(&ctx, (const char *[]){ "hist:keys=name,key.log2:vals=key", NULL });
 	T_ASSERT(ev);
 	if (!ev)
@@ -645,14 +615,14 @@ static void test_enomem(void)
 	T_EQ(hist_event_print_openmetrics(ev, text_write, &ref, &o), 0);
 	for (n = 0;; n++) {
 		struct text t = { 0 };
-		long live = fa_live;
+		long live = t_fa_live;
 		int ret;
 
-		fa_count = 0;
-		fa_fail_at = n;
+		t_fa_count = 0;
+		t_fa_fail_at = n;
 		ret = hist_event_print_openmetrics(ev, text_write, &t, &o);
-		fa_fail_at = -1;
-		T_EQ(fa_live, live);
+		t_fa_fail_at = -1;
+		T_EQ(t_fa_live, live);
 		if (!ret) {
 			T_ASSERT(n > 0 && t.s && ref.s && !strcmp(t.s, ref.s));
 			free(t.s);
@@ -733,49 +703,20 @@ static void test_replay_cases(void)
 	T_ASSERT(done > 40);
 }
 
-/* The tools of this build first on PATH: BUILD/test/PROG -> BUILD. */
-static void tools_on_path(const char *argv0)
+static double now_s(void)
 {
-	char dir[4096], path[8192];
-	const char *slash = strrchr(argv0, '/');
-	size_t n = slash ? (size_t)(slash - argv0) : 0;
+	struct timespec ts;
 
-	snprintf(dir, sizeof(dir), "%.*s", (int)n, argv0);
-	if (n >= 5 && !strcmp(dir + n - 5, "/test"))
-		dir[n - 5] = 0;
-	else if (!n)
-		snprintf(dir, sizeof(dir), "build");
-	if (dir[0] != '/') {
-		char cwd[2048];
-
-		if (getcwd(cwd, sizeof(cwd)))
-			snprintf(path, sizeof(path), "%s/%.4000s", cwd, dir);
-		else
-			snprintf(path, sizeof(path), "%s", dir);
-		snprintf(dir, sizeof(dir), "%.4000s", path);
-	}
-	snprintf(path, sizeof(path), "%s:%s", dir, getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
-	setenv("PATH", path, 1);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* The number after "NAME " in FILE, or -1. */
 static long long metric_in(const char *file, const char *name)
 {
-	char path[512], *doc, *p;
+	char *doc = t_readf("%s/%s", tmp, file), *p;
 	long long v = -1;
-	struct text t = { 0 };
-	FILE *f;
-	char buf[4096];
-	size_t n;
 
-	snprintf(path, sizeof(path), "%s/%s", tmp, file);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		text_write(&t, buf, n);
-	fclose(f);
-	doc = t.s;
 	/* the sample line: NAME at the start of a line */
 	for (p = doc; p && (p = strstr(p, name)); p++)
 		if ((p == doc || p[-1] == '\n') && p[strlen(name)] == ' ') {
@@ -789,62 +730,107 @@ static long long metric_in(const char *file, const char *name)
 /*
  * hist-live --listen on the live kernel: two scrapes a second apart
  * (OpenMetrics and the text format) pass both checkers, the counts grow
- * between them (each scrape drains the buffers first), a garbage request
- * is survived, and the final print counts at least what the last scrape
- * saw.  SKIP without tracefs or libmicrohttpd.
+ * between them (each scrape drains the buffers first), hostile requests
+ * (garbage, a wrong method and path, an oversized header) get an error
+ * answer or a closed connection and the server still serves, and the
+ * final print counts at least what the last scrape saw.  SKIP without
+ * tracefs or libmicrohttpd.
  */
 static void test_live_listen(void)
 {
-	long long a, b, fin;
+	/* each with the status line it must get ("": closed unanswered) */
+	static const char *const hostile[][2] = {
+		{ "BAD\r\n\r\n", "" },
+		{ "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello",
+		  "HTTP/1.1 405" },
+		{ "GET /../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 404" },
+		{ "GET /metrics?x=%00%ff HTTP/1.1\r\nHost: x\r\nAccept: \xff\xfe\r\n\r\n",
+		  "HTTP/1.1 200" },
+		{ "GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
+		  "HTTP/1.1 400" },
+		{ "GET /metrics HTTP/1.1\r\nTransfer-Encoding: chunked\r\nHost: x\r\n\r\nzz\r\n",
+		  "HTTP/1.1 400" },
+	};
+	const char *who = "hist-live --listen";
+	char tracefs[512], err[600], resp[4096], *big, *fin;
+	int mounted;
+	long pid, port;
+	long long a, b, hits = -1;
 
-	if (sh(0, "test -d /sys/kernel/tracing/events || mount -t tracefs nodev "
-	       "/sys/kernel/tracing 2>/dev/null; test -w /sys/kernel/tracing/instances")) {
-		printf("# SKIP hist-live --listen: no writable tracefs here\n");
-		return;
-	}
+	mounted = t_tracefs_find(tracefs, sizeof(tracefs), tmp, who);
+	if (mounted < 0 || !t_tracefs_need(tracefs, "instances", W_OK, who) ||
+	    !t_tracefs_need(tracefs, "events/raw_syscalls/sys_enter/format", R_OK, who))
+		goto out;
 	if (sh(0, "hist-live --listen 127.0.0.1:x 2>&1 | grep -q libmicrohttpd") == 0) {
 		printf("# SKIP hist-live built without libmicrohttpd\n");
-		return;
+		goto out;
 	}
-	T_EQ(sh(1, "hist-live -q -d 4 --listen 127.0.0.1:0 -t 'sched/sched_switch hist:keys=prev_pid.log2' "
-		"-t 'raw_syscalls/sys_enter hist:keys=id.syscall' > %s/final.txt 2> %s/err.txt & "
-		"for i in $(seq 100); do grep -q 'on port' %s/err.txt && break; sleep 0.2; done; "
-		"P=$(sed -n 's/.*on port \\([0-9]*\\).*/\\1/p' %s/err.txt); "
-		"curl -sf -H 'Accept: application/openmetrics-text; version=1.0.0' "
-		"http://127.0.0.1:$P/metrics > %s/s1.om && "
-		"(printf 'BAD\\r\\n\\r\\n' > /dev/tcp/127.0.0.1/$P) 2>/dev/null; sleep 1; "
-		"curl -sf http://127.0.0.1:$P/metrics > %s/s2.prom && wait",
-		tmp, tmp, tmp, tmp, tmp, tmp), 0);
+	snprintf(err, sizeof(err), "%s/err.txt", tmp);
+	pid = t_spawn("hist-live -q --tracefs %s --listen 127.0.0.1:0 "
+		      "-t 'sched/sched_switch hist:keys=prev_pid.log2' "
+		      "-t 'raw_syscalls/sys_enter hist:keys=id.syscall' > %s/final.txt 2> %s",
+		      tracefs, tmp, err);
+	T_ASSERT(pid > 0);
+	/* ASan builds start slowly */
+	port = pid > 0 ? t_wait_number(err, "on port ", 20000) : -1;
+	T_ASSERT(port > 0);
+	if (port > 0) {
+		T_EQ(sh(1, "curl -sf -H 'Accept: application/openmetrics-text; version=1.0.0' "
+			"http://127.0.0.1:%ld/metrics > %s/s1.om", port, tmp), 0);
+		for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+			double t0 = now_s();
+			long n = t_tcp_exchange((unsigned)port, hostile[i][0], strlen(hostile[i][0]),
+						resp, sizeof(resp), 5000);
+
+			T_ASSERT(n >= 0);
+			if (n < 0 || strncmp(resp, hostile[i][1], strlen(hostile[i][1])) ||
+			    (!hostile[i][1][0] && n))
+				T_FAILF("hostile request %zu: got '%.40s', want '%s'", i, resp,
+					hostile[i][1]);
+			/* answered and closed at once, not at the 10 s timeout */
+			if (now_s() - t0 > 3)
+				T_FAILF("hostile request %zu: %.1f s to close", i, now_s() - t0);
+		}
+		/* 100 KiB of header: more than a connection may hold */
+		big = malloc(100 << 10);
+		if (big) {
+			memset(big, 'a', 100 << 10);
+			memcpy(big, "GET /metrics HTTP/1.1\r\nX: ", 26);
+			memcpy(big + (100 << 10) - 4, "\r\n\r\n", 4);
+			T_ASSERT(t_tcp_exchange((unsigned)port, big, 100 << 10, resp, sizeof(resp),
+						5000) >= 0);
+			if (resp[0] && strncmp(resp, "HTTP/1.1 4", 10))
+				T_FAILF("oversized header: got '%.40s'", resp);
+			free(big);
+		}
+		sleep(1);
+		T_EQ(sh(1, "curl -sf http://127.0.0.1:%ld/metrics > %s/s2.prom", port, tmp), 0);
+	}
+	/* SIGINT: the final print, and exit 0 */
+	if (pid > 0)
+		kill((pid_t)pid, SIGINT);
+	T_EQ(pid > 0 ? t_wait_gone(pid, 60000) : -1, 0);
 	if (have_omcheck)
 		T_EQ(sh(1, "%s test/om_check.py %s/s1.om", py, tmp), 0);
 	if (have_promtool)
 		T_EQ(sh(1, "promtool check metrics < %s/s2.prom", tmp), 0);
 	a = metric_in("s1.om", "hist_raw_syscalls_sys_enter_hits_total");
 	b = metric_in("s2.prom", "hist_raw_syscalls_sys_enter_hits_total");
-	T_EQ(sh(0, "sed -n '/raw_syscalls/,$p' %s/final.txt | grep -m1 'Hits:' | "
-		"awk '{print $2}' > %s/fin", tmp, tmp), 0);
-	{
-		char path[512];
-		FILE *f;
-
-		snprintf(path, sizeof(path), "%s/fin", tmp);
-		f = fopen(path, "r");
-		fin = -1;
-		if (f && fscanf(f, "%lld", &fin) != 1)
-			fin = -1;
-		if (f)
-			fclose(f);
-	}
-	printf("# live scrapes: %lld then %lld hits, final %lld\n", a, b, fin);
-	T_ASSERT(a > 0 && b > a && fin >= b);
+	fin = t_readf("%s/final.txt", tmp);
+	if (fin && strstr(fin, "raw_syscalls") && strstr(strstr(fin, "raw_syscalls"), "Hits: "))
+		hits = strtoll(strstr(strstr(fin, "raw_syscalls"), "Hits: ") + 6, NULL, 10);
+	free(fin);
+	printf("# live scrapes: %lld then %lld hits, final %lld\n", a, b, hits);
+	T_ASSERT(a > 0 && b > a && hits >= b);
+out:
+	t_tracefs_release(tracefs, mounted);
 }
 
 int main(int argc, char **argv)
 {
 	(void)argc;
-	tools_on_path(argv[0]);
-	snprintf(tmp, sizeof(tmp), "/tmp/test_openmetrics.XXXXXX");
-	if (!mkdtemp(tmp))
+	t_tools_on_path(argv[0]);
+	if (t_scratch(tmp, sizeof(tmp), "test_openmetrics"))
 		return 1;
 	if (access("/usr/bin/python3", X_OK) == 0)
 		py = "/usr/bin/python3";	/* Debian's, with its packages */
@@ -865,6 +851,6 @@ int main(int argc, char **argv)
 	T_RUN(test_enomem);
 	T_RUN(test_replay_cases);
 	T_RUN(test_live_listen);
-	sh(0, "rm -rf %s", tmp);
+	t_scratch_remove(tmp);
 	return T_DONE();
 }

@@ -11,11 +11,12 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "util.h"
 
 static char tmp[256];
 #include "test_shell.h"
 
-static char build[1024] = "build";
+static char build[1024];
 
 static void test_prometheus_scrape(void)
 {
@@ -38,16 +39,11 @@ static void test_prometheus_scrape(void)
 
 int main(int argc, char **argv)
 {
-	const char *slash = strrchr(argv[0], '/');
-
 	(void)argc;
-	/* BUILD/test/test_prometheus -> BUILD */
-	if (slash && slash - argv[0] >= 5 && !strncmp(slash - 5, "/test", 5))
-		snprintf(build, sizeof(build), "%.*s", (int)(slash - argv[0] - 5), argv[0]);
-	snprintf(tmp, sizeof(tmp), "/tmp/test_prometheus.XXXXXX");
-	if (!mkdtemp(tmp))
+	t_build_dir(build, sizeof(build), argv[0]);
+	if (t_scratch(tmp, sizeof(tmp), "test_prometheus"))
 		return 1;
 	T_RUN(test_prometheus_scrape);
-	sh(0, "rm -rf %s", tmp);
+	t_scratch_remove(tmp);
 	return T_DONE();
 }

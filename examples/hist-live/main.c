@@ -1069,7 +1069,7 @@ static int loop(struct state *st)
 		return -1;
 	for (;;) {
 		double t = now();
-		int timeout = next_timeout(st, t, next), k;
+		int timeout = next_timeout(st, t, next), k, lt = -1;
 		struct timespec ts;
 
 		if (stop_sig || st->child_done || (st->nr_pids && !alive))
@@ -1094,8 +1094,7 @@ static int loop(struct state *st)
 			fds[nfds++].revents = 0;
 		}
 		if (st->srv) {
-			int lt = listen_timeout_ms(st->srv);
-
+			lt = listen_timeout_ms(st->srv);
 			fds[nfds].fd = listen_fd(st->srv);
 			fds[nfds].events = POLLIN;
 			fds[nfds++].revents = 0;
@@ -1114,7 +1113,11 @@ static int loop(struct state *st)
 			child_changed = 0;
 			reap_child(st);
 		}
-		if (st->srv && (k == 0 || fds[nfds - 1].revents)) {
+		/* the server's own timer is due too when the ring's fds woke
+		 * the poll first (a busy event): MHD_get_timeout() says 0 while
+		 * a connection has work left, and a keep-alive connection
+		 * whose client closed would otherwise linger 10 s */
+		if (st->srv && (fds[nfds - 1].revents || (lt >= 0 && now() - t >= lt / 1000.0))) {
 			/* drain first, then answer: a scrape sees every record
 			 * the kernel wrote before it */
 			if (fds[nfds - 1].revents && drain(st, 0) < 0) {

@@ -47,6 +47,14 @@ static mhd_result reply(struct MHD_Connection *c, unsigned status, const char *t
 		return MHD_NO;
 	}
 	MHD_add_response_header(r, "Content-Type", type);
+	/*
+	 * One request per connection.  In the polled (epoll, edge-triggered)
+	 * mode libmicrohttpd 0.9.75 misses a client's FIN that came with its
+	 * request, so a kept-alive connection lingered until the 10 s timeout
+	 * and held one of the 4 per address; a scrape every few seconds
+	 * loses nothing by reconnecting.
+	 */
+	MHD_add_response_header(r, "Connection", "close");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, "Allow", "GET, HEAD");
 	ret = MHD_queue_response(c, status, r);
