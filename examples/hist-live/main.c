@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "live.h"
 #include "../listen/listen.h"
 
@@ -211,69 +212,34 @@ static void add_cmd(struct state *st, const char *target, size_t tlen,
 	st->nr_cmds++;
 }
 
-/* "SYSTEM/EVENT COMMAND" (blank or TAB between). */
-static int add_trigger(struct state *st, const char *line)
+/* "SYSTEM/EVENT COMMAND" (blank or TAB between); WHERE: FILE:LINE or NULL. */
+static int add_trigger(struct state *st, const char *line, const char *where)
 {
-	size_t t = strcspn(line, " \t");
-	const char *text = line + t;
+	const char *text;
+	size_t t;
 
-	while (*text == ' ' || *text == '\t')
-		text++;
-	if (!t || !*text || (!memchr(line, '/', t) &&
-			     strncmp(line, "synthetic_events", t))) {
-		fprintf(stderr, PROG ": want 'SYSTEM/EVENT COMMAND', got '%s'\n", line);
+	if (live_split_trigger(line, where, &t, &text))
 		return -1;
-	}
 	add_cmd(st, line, t, text);
 	return 0;
 }
 
-static int load_file(struct state *st, const char *path)
+static int add_line(void *st, const char *line, const char *where)
 {
-	FILE *f = fopen(path, "r");
-	char line[8192];
-	int ret = 0;
-
-	if (!f) {
-		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	while (!ret && fgets(line, sizeof(line), f)) {
-		size_t n = strlen(line);
-
-		while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-			line[--n] = 0;
-		if (!n || line[0] == '#')
-			continue;
-		ret = add_trigger(st, line);
-	}
-	fclose(f);
-	return ret;
-}
-
-static int parse_seconds(const char *s, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (!*s || *end || !(v > 0) || v > 1e7)
-		return -1;
-	*out = v;
-	return 0;
+	return add_trigger(st, line, where);
 }
 
 static int add_pid(struct state *st, const char *s)
 {
-	char *end;
-	long pid = strtol(s, &end, 10);
 	struct watched *v;
+	int pid;
 
-	if (!*s || *end || pid <= 0 || pid > INT32_MAX)
+	if (live_parse_pid(s, &pid))
 		return -1;
 	v = realloc(st->pids, (st->nr_pids + 1) * sizeof(*v));
 	if (!v)
 		return -1;
-	v[st->nr_pids].pid = (int)pid;
+	v[st->nr_pids].pid = pid;
 	v[st->nr_pids].fd = -1;
 	st->pids = v;
 	st->nr_pids++;
@@ -1200,11 +1166,11 @@ static int parse_args(struct state *st, int argc, char **argv)
 				NULL)) != -1) {
 		switch (c) {
 		case 't':
-			if (add_trigger(st, optarg))
+			if (add_trigger(st, optarg, NULL))
 				return EXIT_USAGE;
 			break;
 		case 'T':
-			if (load_file(st, optarg))
+			if (live_read_lines(optarg, add_line, st))
 				return EXIT_USAGE;
 			break;
 		case 's':
@@ -1218,7 +1184,7 @@ static int parse_args(struct state *st, int argc, char **argv)
 			break;
 		case 'i':
 		case 'd':
-			if (parse_seconds(optarg, c == 'i' ? &st->interval
+			if (live_parse_seconds(optarg, c == 'i' ? &st->interval
 							   : &st->duration)) {
 				fprintf(stderr, PROG ": -%c wants seconds, got '%s'\n",
 					c, optarg);
@@ -1228,16 +1194,12 @@ static int parse_args(struct state *st, int argc, char **argv)
 		case 'o':
 			st->output = optarg;
 			break;
-		case 'b': {
-			char *end;
-
-			st->buffer_kb = strtol(optarg, &end, 10);
-			if (st->buffer_kb <= 0 || *end) {
+		case 'b':
+			if (live_parse_kb(optarg, &st->buffer_kb)) {
 				fprintf(stderr, PROG ": -b wants KiB, got '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
 			break;
-		}
 		case OPT_JSON:
 			st->json = 1;
 			break;

@@ -13,6 +13,8 @@
 
 #include "args.h"
 
+#define PROG "hist-replay"
+
 void die_oom(void)
 {
 	fprintf(stderr, PROG ": out of memory\n");

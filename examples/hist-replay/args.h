@@ -9,8 +9,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROG "hist-replay"
-
 /* One write to make before the replay. */
 struct cmd {
 	char *target, *text;

@@ -21,6 +21,8 @@
 #include "args.h"
 #include "replay.h"
 
+#define PROG "hist-replay"
+
 /* The trace is damaged or cut short; the histograms of every record
  * before the damage were printed (documented in hist-replay.1). */
 #define EXIT_DAMAGED 3
