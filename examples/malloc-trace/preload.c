@@ -64,58 +64,13 @@
 
 #include <libhist.h>
 
+#include "triggers.h"
+
 /* glibc's allocator, under the names it exports for interposers */
 extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t n, size_t size);
 extern void *__libc_realloc(void *p, size_t size);
 extern void __libc_free(void *p);
-
-/* The records, ftrace's layout: the four common fields first. */
-struct rec_common {
-	uint16_t type;
-	uint8_t flags, preempt;
-	int32_t pid;
-};
-
-struct rec_entry {
-	struct rec_common c;
-	uint64_t size;
-};
-
-struct rec_exit {
-	struct rec_common c;
-	uint64_t size;
-	uint64_t ptr;
-};
-
-struct rec_free {
-	struct rec_common c;
-	uint64_t ptr;
-};
-
-#define COMMON_FIELDS                                                        \
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },        \
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },        \
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT }, \
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT }
-
-static const struct hist_field_desc entry_fields[] = {
-	COMMON_FIELDS,
-	{ "size", "size_t", 8, 8, 0, HIST_FIELD_INT },
-};
-
-static const struct hist_field_desc exit_fields[] = {
-	COMMON_FIELDS,
-	{ "size", "size_t", 8, 8, 0, HIST_FIELD_INT },
-	{ "ptr", "void *", 16, 8, 0, HIST_FIELD_INT },
-};
-
-static const struct hist_field_desc free_fields[] = {
-	COMMON_FIELDS,
-	{ "ptr", "void *", 8, 8, 0, HIST_FIELD_INT },
-};
-
-enum { EV_ENTRY = 1, EV_EXIT, EV_FREE };
 
 static const char default_triggers[] =
 	"synthetic_events malloc_latency u64 size; u64 lat; int tid\n"
@@ -141,30 +96,6 @@ static TLS int in_tracer;
 static TLS int32_t my_tid;
 static TLS char my_comm[16];
 
-static int find_event(void *data, const char *sys, const char *name,
-		      struct hist_event_desc *out)
-{
-	(void)data;
-	if (strcmp(sys, "malloc"))
-		return -HIST_ENOENT;
-	if (!strcmp(name, "malloc_entry")) {
-		out->fields = entry_fields;
-		out->nr_fields = sizeof(entry_fields) / sizeof(entry_fields[0]);
-		out->id = EV_ENTRY;
-	} else if (!strcmp(name, "malloc_exit")) {
-		out->fields = exit_fields;
-		out->nr_fields = sizeof(exit_fields) / sizeof(exit_fields[0]);
-		out->id = EV_EXIT;
-	} else if (!strcmp(name, "free")) {
-		out->fields = free_fields;
-		out->nr_fields = sizeof(free_fields) / sizeof(free_fields[0]);
-		out->id = EV_FREE;
-	} else {
-		return -HIST_ENOENT;
-	}
-	return 0;
-}
-
 static void *tracer_alloc(void *data, size_t size)
 {
 	(void)data;
@@ -175,220 +106,6 @@ static void tracer_free(void *data, void *p)
 {
 	(void)data;
 	__libc_free(p);
-}
-
-static int fd_write(void *arg, const char *buf, size_t len)
-{
-	int fd = *(int *)arg;
-
-	while (len) {
-		ssize_t k = write(fd, buf, len);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		buf += k;
-		len -= (size_t)k;
-	}
-	return 0;
-}
-
-static void say(int fd, const char *s)
-{
-	fd_write(&fd, s, strlen(s));
-}
-
-/*
- * Messages go to standard error, or, when the program has closed it by
- * the time we print (ls, coreutils close it at exit), to the copy of it
- * made when the tracer started.
- */
-static int err_copy = -1;
-
-static int err_fd(void)
-{
-	if (fcntl(2, F_GETFD) >= 0 || err_copy < 0)
-		return 2;
-	return err_copy;
-}
-
-static void say_num(int fd, unsigned long v)
-{
-	char b[24], *p = b + sizeof(b);
-
-	*--p = 0;
-	do
-		*--p = (char)('0' + v % 10);
-	while (v /= 10);
-	say(fd, p);
-}
-
-/* "libhist-malloc: FILE:LINE: " */
-static void say_where(int fd, const char *file, unsigned long line)
-{
-	say(fd, "libhist-malloc: ");
-	if (file) {
-		say(fd, file);
-		say(fd, ":");
-		say_num(fd, line);
-		say(fd, ": ");
-	}
-}
-
-/* A command of a few kilobytes is named by its start and its length. */
-#define ECHO_MAX 200
-
-/* One "TARGET COMMAND" line (LINE of FILE, NULL: the defaults).  A bad
- * line is reported with its place and text and skipped: the others
- * still apply. */
-static void apply(char *line, const char *file, unsigned long lineno)
-{
-	char *text = line + strcspn(line, " \t"), *slash;
-	const char *why = NULL;
-	hist_event *ev = NULL;
-	int fd, ret;
-
-	if (*text)
-		*text++ = 0;
-	while (*text == ' ' || *text == '\t')
-		text++;
-	if (!*text) {
-		why = "expected 'TARGET COMMAND' (SYSTEM/EVENT or synthetic_events)";
-		ret = -HIST_EINVAL;
-	} else if (!strcmp(line, "synthetic_events")) {
-		ret = hist_synth_parse(ctx, text, 0, NULL);
-	} else if (!(slash = strchr(line, '/'))) {
-		why = "the target is SYSTEM/EVENT or synthetic_events";
-		ret = -HIST_EINVAL;
-	} else {
-		*slash = 0;
-		ev = hist_event_lookup(ctx, line, slash + 1);
-		*slash = '/';
-		if (!ev) {
-			why = "no such event (the tracer has malloc/malloc_entry, "
-			      "malloc/malloc_exit, malloc/free and the synthetic "
-			      "events defined before)";
-			ret = -HIST_ENOENT;
-		} else {
-			ret = hist_trigger_parse(ev, text, NULL);
-			if (ret == -HIST_EINVAL && strlen(text) >= 4096)
-				why = "a command of 4096 bytes or more is refused "
-				      "(the kernel's limit)";
-		}
-	}
-	if (!ret)
-		return;
-	fd = err_fd();
-	say_where(fd, file, lineno);
-	say(fd, line);
-	say(fd, ": '");
-	if (strlen(text) > ECHO_MAX) {
-		fd_write(&fd, text, ECHO_MAX);
-		say(fd, "...' (");
-		say_num(fd, strlen(text));
-		say(fd, " bytes)");
-	} else {
-		say(fd, text);
-		say(fd, "'");
-	}
-	say(fd, ": ");
-	say(fd, why ? why : strerror(-ret));
-	say(fd, "\n");
-	hist_ctx_print_error_log(ctx, fd_write, &fd);
-	hist_ctx_clear_error_log(ctx);
-}
-
-/* Every line of TEXT (LEN bytes, NUL-terminated, from FILE or the
- * defaults): no line is cut or dropped without a word. */
-static void apply_all(char *text, size_t len, const char *file)
-{
-	char *p = text, *end = text + len;
-	unsigned long lineno = 0;
-
-	while (p < end) {
-		char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-		lineno++;
-		if (memchr(p, 0, n)) {
-			int fd = err_fd();
-
-			say_where(fd, file, lineno);
-			say(fd, "a NUL byte in the line: skipped\n");
-		} else {
-			p[n] = 0;
-			if (n && p[n - 1] == '\r')
-				p[n - 1] = 0;
-			if (p[0] && p[0] != '#')
-				apply(p, file, lineno);
-		}
-		p += n + 1;
-	}
-}
-
-/* Largest triggers file: a million commands is a mistake (/dev/zero). */
-#define MAX_TRIGGERS_FILE (16u << 20)
-
-/*
- * The triggers file, read without stdio (whose buffers would be ours),
- * whole and bounded; a FIFO is fine.  NULL with the reason printed.
- */
-static char *read_all(const char *path, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t cap = 65536, n = 0;
-	const char *why = NULL;
-	struct stat st;
-	char *buf = NULL;
-	ssize_t k = 0;
-
-	if (fd < 0) {
-		why = strerror(errno);
-	} else if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		why = "is a directory";
-	} else if (!(buf = __libc_malloc(cap))) {
-		why = "out of memory";
-	} else {
-		for (;;) {
-			if (n + 1 == cap) {
-				char *nb = cap < MAX_TRIGGERS_FILE + 2 ?
-					   __libc_realloc(buf, 2 * cap) : NULL;
-
-				if (!nb) {
-					why = cap < MAX_TRIGGERS_FILE + 2 ? "out of memory" :
-					      "longer than 16 MiB: not a file of commands";
-					break;
-				}
-				buf = nb;
-				cap *= 2;
-			}
-			k = read(fd, buf + n, cap - 1 - n);
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0)
-				break;
-			n += (size_t)k;
-		}
-		if (!why && k < 0)
-			why = strerror(errno);
-	}
-	if (fd >= 0)
-		close(fd);
-	if (why) {
-		int efd = err_fd();
-
-		say(efd, "libhist-malloc: HIST_MALLOC_TRIGGERS=");
-		say(efd, path);
-		say(efd, ": ");
-		say(efd, why);
-		say(efd, "; no triggers\n");
-		__libc_free(buf);
-		return NULL;
-	}
-	buf[n] = 0;
-	*len = n;
-	return buf;
 }
 
 __attribute__((constructor)) static void tracer_init(void)
@@ -403,10 +120,10 @@ __attribute__((constructor)) static void tracer_init(void)
 
 	in_tracer = 1;
 	/* a copy of stderr for programs that close it before we print */
-	err_copy = fcntl(2, F_DUPFD_CLOEXEC, 10);
+	mt_err_copy = fcntl(2, F_DUPFD_CLOEXEC, 10);
 	hist_set_allocator(&a);
 	memset(&host, 0, sizeof(host));
-	host.find_event = find_event;
+	host.find_event = mt_find_event;
 	ctx = hist_ctx_create(&host, NULL, &err);
 	fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -421,16 +138,16 @@ __attribute__((constructor)) static void tracer_init(void)
 		ev_exit = hist_event_lookup(ctx, "malloc", "malloc_exit");
 		ev_free = hist_event_lookup(ctx, "malloc", "free");
 		if (path) {
-			text = read_all(path, &len);
+			text = mt_read_all(path, &len);
 			if (text)
-				apply_all(text, len, path);
+				mt_apply_all(ctx, text, len, path);
 		} else {
-			/* the defaults, in a copy apply_all() may cut into lines */
+			/* the defaults, in a copy mt_apply_all() may cut into lines */
 			len = sizeof(default_triggers) - 1;
 			text = __libc_malloc(len + 1);
 			if (text) {
 				memcpy(text, default_triggers, len + 1);
-				apply_all(text, len, NULL);
+				mt_apply_all(ctx, text, len, NULL);
 			}
 		}
 		__libc_free(text);
@@ -448,7 +165,7 @@ static int open_output(void)
 	size_t n = 0;
 
 	if (!o || !*o)
-		return err_fd();
+		return mt_err_fd();
 	for (; *o && n + 24 < sizeof(path); o++) {
 		if (o[0] == '%' && o[1] == 'p') {
 			n += (size_t)snprintf(path + n, sizeof(path) - n, "%d",
@@ -467,20 +184,20 @@ static void print_event(int fd, hist_event *ev, int json, int first)
 	const struct hist_event_desc *d = hist_event_desc(ev);
 
 	if (json) {
-		say(fd, first ? "\n    { \"system\": \"" : ",\n    { \"system\": \"");
-		say(fd, d->system);
-		say(fd, "\", \"event\": \"");
-		say(fd, d->name);
-		say(fd, "\",\n      \"histograms\": ");
-		hist_event_print_json(ev, fd_write, &fd);
-		say(fd, " }");
+		mt_say(fd, first ? "\n    { \"system\": \"" : ",\n    { \"system\": \"");
+		mt_say(fd, d->system);
+		mt_say(fd, "\", \"event\": \"");
+		mt_say(fd, d->name);
+		mt_say(fd, "\",\n      \"histograms\": ");
+		hist_event_print_json(ev, mt_fd_write, &fd);
+		mt_say(fd, " }");
 	} else {
-		say(fd, "\n# ");
-		say(fd, d->system);
-		say(fd, "/");
-		say(fd, d->name);
-		say(fd, "\n");
-		hist_event_print_hist(ev, fd_write, &fd);
+		mt_say(fd, "\n# ");
+		mt_say(fd, d->system);
+		mt_say(fd, "/");
+		mt_say(fd, d->name);
+		mt_say(fd, "\n");
+		hist_event_print_hist(ev, mt_fd_write, &fd);
 	}
 }
 
@@ -510,15 +227,15 @@ __attribute__((destructor)) static void tracer_fini(void)
 		    (unsigned char)prog_comm[i] < 0x20)
 			prog_comm[i] = '_';	/* printed in JSON as is */
 	if (json) {
-		say(fd, "{ \"libhist\": \"");
-		say(fd, hist_version());
-		say(fd, "\", \"program\": \"");
-		say(fd, prog_comm);
-		say(fd, "\",\n  \"events\": [");
+		mt_say(fd, "{ \"libhist\": \"");
+		mt_say(fd, hist_version());
+		mt_say(fd, "\", \"program\": \"");
+		mt_say(fd, prog_comm);
+		mt_say(fd, "\",\n  \"events\": [");
 	} else {
-		say(fd, "# libhist-malloc: ");
-		say(fd, prog_comm);
-		say(fd, "\n");
+		mt_say(fd, "# libhist-malloc: ");
+		mt_say(fd, prog_comm);
+		mt_say(fd, "\n");
 	}
 	for (i = 0; i < 4; i++) {
 		if (!evs[i] || !hist_event_nr_hists(evs[i]))
@@ -527,8 +244,8 @@ __attribute__((destructor)) static void tracer_fini(void)
 		first = 0;
 	}
 	if (json)
-		say(fd, "\n  ] }\n");
-	if (fd != 2 && fd != err_copy)
+		mt_say(fd, "\n  ] }\n");
+	if (fd != 2 && fd != mt_err_copy)
 		close(fd);
 	in_tracer = 0;
 }
