@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "histfs.h"
+#include "writes.h"
 
 struct hfs hfs = { .rootfd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -906,26 +907,9 @@ static int hfs_read(const char *path, char *buf, size_t size, off_t off,
 	return (int)size;
 }
 
-/* The command of one write: a NUL-terminated copy without the blanks
- * around it (the kernel's strim()). */
-static char *command(const char *buf, size_t size)
-{
-	char *s = strndup(buf, size), *p, *e;
-
-	if (!s)
-		return NULL;
-	for (p = s; *p == ' ' || *p == '\t' || *p == '\n'; p++)
-		;
-	e = p + strlen(p);
-	while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n'))
-		*--e = 0;
-	memmove(s, p, strlen(p) + 1);
-	return s;
-}
-
 static int write_trigger(struct fh *h, const char *buf, size_t size)
 {
-	char *cmd = command(buf, size);
+	char *cmd = hfs_command(buf, size);
 	struct hfs_ctx *c;
 	hist_event *ev;
 	int ret, err = 0;
@@ -964,6 +948,39 @@ static int write_trigger(struct fh *h, const char *buf, size_t size)
 	return ret ? (ret > 0 ? -ret : ret) : (int)size;
 }
 
+struct line_arg {
+	struct fh *h;
+	struct hfs_ctx *c;	/* the top level's, once needed */
+};
+
+/* One command of a write_lines() write (hfs.lock held). */
+static int write_line(void *arg, char *cmd)
+{
+	struct line_arg *la = arg;
+	int synth = la->h->kind == K_SYNTH_EVENTS, err = 0, ret;
+
+	if (!synth) {
+		/* "-:NAME" is libhist's when NAME is a synthetic event */
+		char **names = strncmp(cmd, "-:", 2) ? NULL :
+			       hctx_synth_names(hctx_get(NULL, 0, &err));
+
+		synth = hfs_dyn_is_synth(cmd, names);
+		hctx_free_names(names);
+	}
+	if (synth) {
+		if (!la->c)
+			la->c = hctx_get(NULL, 1, &err);
+		ret = la->c ? hist_synth_parse(la->c->ctx, cmd,
+					       la->h->kind == K_DYN_EVENTS, NULL)
+			    : err;
+		return ret > 0 ? -ret : ret;
+	} else {
+		ssize_t k = write(la->h->fd, cmd, strlen(cmd));
+
+		return k < 0 ? -errno : 0;
+	}
+}
+
 /*
  * synthetic_events and dynamic_events take one command a line; in
  * dynamic_events, the lines of synthetic events ("s:", "-:" of one) are
@@ -971,62 +988,12 @@ static int write_trigger(struct fh *h, const char *buf, size_t size)
  */
 static int write_lines(struct fh *h, const char *buf, size_t size)
 {
-	char *text = strndup(buf, size), *line, *save = NULL;
-	struct hfs_ctx *c = NULL;
-	int ret = 0, err = 0;
+	struct line_arg la = { h, NULL };
+	int ret;
 
-	if (!text)
-		return -ENOMEM;
 	pthread_mutex_lock(&hfs.lock);
-	for (line = strtok_r(text, "\n", &save); line && !ret;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *cmd = command(line, strlen(line)), *hash;
-		int synth = h->kind == K_SYNTH_EVENTS;
-
-		if (!cmd) {
-			ret = -ENOMEM;
-			break;
-		}
-		hash = strchr(cmd, '#');
-		if (hash && h->kind == K_SYNTH_EVENTS)
-			*hash = 0;
-		if (!*cmd) {
-			free(cmd);
-			continue;
-		}
-		if (!synth && !strncmp(cmd, "s:", 2))
-			synth = 1;
-		if (!synth && !strncmp(cmd, "-:", 2)) {
-			const char *n = cmd + 2;
-			char **names;
-			size_t i;
-
-			if (!strncmp(n, "synthetic/", 10))
-				n += 10;
-			names = hctx_synth_names(hctx_get(NULL, 0, &err));
-			for (i = 0; names && names[i]; i++)
-				if (!strncmp(names[i], n, strcspn(n, " \t")) &&
-				    !names[i][strcspn(n, " \t")])
-					synth = 1;
-			hctx_free_names(names);
-		}
-		if (synth) {
-			if (!c)
-				c = hctx_get(NULL, 1, &err);
-			ret = c ? hist_synth_parse(c->ctx, cmd, h->kind == K_DYN_EVENTS,
-						   NULL)
-				: err;
-			if (ret > 0)
-				ret = -ret;
-		} else {
-			ssize_t k = write(h->fd, cmd, strlen(cmd));
-
-			ret = k < 0 ? -errno : 0;
-		}
-		free(cmd);
-	}
+	ret = hfs_each_line(buf, size, h->kind == K_SYNTH_EVENTS, write_line, &la);
 	pthread_mutex_unlock(&hfs.lock);
-	free(text);
 	return ret ? ret : (int)size;
 }
 
@@ -1041,7 +1008,7 @@ static int write_syn_file(struct fh *h, const char *buf, size_t size)
 		return write_trigger(h, buf, size);
 	if (strcmp(h->r.file, "enable") && strcmp(h->r.file, "filter"))
 		return -EACCES;
-	cmd = command(buf, size);
+	cmd = hfs_command(buf, size);
 	if (!cmd)
 		return -ENOMEM;
 	pthread_mutex_lock(&hfs.lock);

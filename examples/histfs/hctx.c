@@ -484,18 +484,6 @@ int hctx_rebind(struct hfs_ctx *c)
 	return ret;
 }
 
-int hctx_is_hist_cmd(const char *cmd)
-{
-	size_t n;
-
-	if (*cmd == '!')
-		cmd++;
-	n = strcspn(cmd, ": \t\n");
-	return (n == 4 && !strncmp(cmd, "hist", 4)) ||
-	       (n == 11 && !strncmp(cmd, "enable_hist", 11)) ||
-	       (n == 12 && !strncmp(cmd, "disable_hist", 12));
-}
-
 char **hctx_synth_names(struct hfs_ctx *c)
 {
 	struct hfs_buf b = { 0 };
