@@ -36,7 +36,14 @@ fuzz-bins: $(FUZZ_BINS)
 # -fsanitize=fuzzer makes afl-clang-fast link its libFuzzer-style driver
 # (persistent mode, shared-memory input).
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/fuzz_%.o $(FTRACE_LIB) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(FTRACE_LIBS) -lpthread
+	$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $(filter %.o,$^) $(FTRACE_LIB) $(LIB) \
+		$(FTRACE_LIBS) -lpthread
+
+# The tools' targets link the code of the tool they fuzz (args.c and the
+# like are included by the target itself).
+FUZZ_REPLAY_OBJ := $(addprefix $(BUILD)/examples/hist-replay/,replay.o comm.o perf.o \
+	syscalls_x86_64.o)
+$(BUILD)/fuzz/fuzz_replay_args: $(FUZZ_REPLAY_OBJ)
 
 fuzz: fuzz-build
 	FUZZ_BIN=$(FUZZ_BUILD)/fuzz FUZZ_OUT=$(FUZZ_OUT) FUZZ_SECONDS=$(FUZZ_SECONDS) \

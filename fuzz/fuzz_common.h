@@ -32,6 +32,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "libhist.h"
 #include "hist_synth.h"
@@ -367,6 +370,56 @@ static inline int fz_sink(void *arg, const char *buf, size_t len)
 	if (fz_cap)
 		fz_cap_add(buf, len);
 	return 0;
+}
+
+/*
+ * The tools' parsers print their messages on stderr: fz_quiet() sends
+ * them to /dev/null for one input (unless fz_echo is set), fz_loud()
+ * restores stderr.  A fuzzer's speed and make check's log both need it.
+ */
+static int fz_saved_stderr = -1;
+
+static inline void fz_quiet(void)
+{
+	int null;
+
+	if (fz_echo || fz_saved_stderr >= 0)
+		return;
+	fflush(stderr);
+	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null < 0)
+		return;
+	fz_saved_stderr = dup(2);
+	dup2(null, 2);
+	close(null);
+}
+
+static inline void fz_loud(void)
+{
+	if (fz_saved_stderr < 0)
+		return;
+	fflush(stderr);
+	dup2(fz_saved_stderr, 2);
+	close(fz_saved_stderr);
+	fz_saved_stderr = -1;
+}
+
+/*
+ * The input N bytes at P as a file: a memfd, named by *PATH
+ * ("/proc/self/fd/N"); returns the descriptor (close it after), or -1.
+ */
+static inline int fz_memfile(const uint8_t *p, size_t n, char *path, size_t len)
+{
+	int fd = memfd_create("fuzz", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (n && write(fd, p, n) != (ssize_t)n) {
+		close(fd);
+		return -1;
+	}
+	snprintf(path, len, "/proc/self/fd/%d", fd);
+	return fd;
 }
 
 /* A context with 4 cpu slots and SUMS (enum hist_sums). */

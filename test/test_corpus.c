@@ -50,6 +50,19 @@
 #define LLVMFuzzerTestOneInput fuzz_openmetrics_one
 #include "../fuzz/fuzz_openmetrics.c"
 #undef LLVMFuzzerTestOneInput
+/* the tools' parsers (fuzz/README.md "Targets") */
+#define LLVMFuzzerTestOneInput fuzz_replay_args_one
+#include "../fuzz/fuzz_replay_args.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_live_args_one
+#include "../fuzz/fuzz_live_args.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_malloc_triggers_one
+#include "../fuzz/fuzz_malloc_triggers.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_histfs_writes_one
+#include "../fuzz/fuzz_histfs_writes.c"
+#undef LLVMFuzzerTestOneInput
 
 #define CORPUS "fuzz/corpus/"
 
@@ -70,6 +83,10 @@ static const struct target targets[] = {
 	{ "perf", fuzz_perf_one },
 	{ "perf_pipe", fuzz_perf_pipe_one },
 	{ "openmetrics", fuzz_openmetrics_one },
+	{ "replay_args", fuzz_replay_args_one },
+	{ "live_args", fuzz_live_args_one },
+	{ "malloc_triggers", fuzz_malloc_triggers_one },
+	{ "histfs_writes", fuzz_histfs_writes_one },
 };
 
 static uint8_t *read_file(const char *path, size_t *len)
