@@ -40,9 +40,12 @@ bench-callgrind: $(BENCH_BIN)
 		{ echo "bench: valgrind missing (apt-get install -y valgrind)"; exit 1; }
 	$(BENCH_BIN) --callgrind $(BENCH_ARGS)
 
-# Soak test (not in make check): hist-live for SOAK_SECONDS (600) at a high
-# event rate; checks flat RSS, events counted or reported lost, no
-# instance left (bench/soak.sh; root and tracefs, else SKIP).
+# Soak test (not in make check): hist-live and histfs for SOAK_SECONDS (600)
+# at a high event rate, histfs's triggers changed every second; checks flat
+# RSS, events counted or reported lost, no instance left (bench/soak.sh;
+# root and tracefs, else SKIP).
 .PHONY: soak
+# (histfs is defined after this file is included: built from the recipe)
 soak: $(HIST_LIVE)
+	$(if $(HISTFS),$(MAKE) BUILD=$(BUILD) $(HISTFS))
 	BUILD=$(BUILD) sh bench/soak.sh
