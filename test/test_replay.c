@@ -1052,6 +1052,40 @@ static void test_comm_history(void)
 	replay_close(r);
 }
 
+/*
+ * A recording without task_rename cannot say when a name changed: the
+ * tool says so when a trigger asks for names and some task changed its
+ * name (g01: busybox's children), and not when the renames are recorded
+ * (g02) or no trigger asks.
+ */
+static void test_comm_warning(void)
+{
+	const char *g01[] = { "", "-t",
+			      "raw_syscalls/sys_enter hist:keys=common_pid.execname",
+			      CASES "/g01-pid-counts/trace.dat", NULL };
+	const char *g02[] = { "", "-t",
+			      "raw_syscalls/sys_enter hist:keys=common_pid.execname",
+			      CASES "/g02-execname-sort-desc/trace.dat", NULL };
+	const char *nocomm[] = { "", "-t",
+				 "raw_syscalls/sys_enter hist:keys=common_pid",
+				 CASES "/g01-pid-counts/trace.dat", NULL };
+	const char *warning = "task names change in the recording, which has "
+			      "no task:task_rename records";
+	struct run r = run_tool(g01);
+
+	T_EQ(r.status, 0);
+	T_ASSERT(r.err && strstr(r.err, warning));
+	run_free(&r);
+	r = run_tool(g02);
+	T_EQ(r.status, 0);
+	T_ASSERT(r.err && !strstr(r.err, warning));
+	run_free(&r);
+	r = run_tool(nocomm);
+	T_EQ(r.status, 0);
+	T_ASSERT(r.err && !strstr(r.err, warning));
+	run_free(&r);
+}
+
 static void test_write_targets(void)
 {
 	char err[512];
@@ -1228,6 +1262,7 @@ int main(int argc, char **argv)
 	T_RUN(test_interval);
 	T_RUN(test_stdin);
 	T_RUN(test_comm_history);
+	T_RUN(test_comm_warning);
 	T_RUN(test_write_targets);
 	T_RUN(test_compare_self);
 	T_RUN(test_compare_ties);

@@ -10,6 +10,13 @@
  *    last one.  Events that carry a task's comm next to its pid (sched_switch
  *    prev_/next_, sched_process_fork parent_/child_, sched_wakeup, ...) are
  *    observations; task_rename and sched_process_exec are change points.
+ *    Only task_rename sees every change at its moment: it fires for exec
+ *    (inside the exec, before sched_process_exec) and for prctl, which
+ *    shows no other record (busybox names its applets that way: `ls` runs
+ *    in the forked shell renamed by prctl, `cat` re-executes
+ *    /proc/self/exe, named "exe", then renames itself; k13, k14).
+ *    Without it a new name holds from the next record that shows it, so
+ *    the replay warns (replay_db_names_uncertain()).
  *
  *  - the kernel stacks that options/stacktrace records as ftrace:kernel_stack
  *    right after an event on the same CPU, attached to that event.
@@ -107,6 +114,8 @@ struct replay_hist_db {
 
 	uint64_t *counts;	/* by event id */
 	uint32_t nr_ids;
+	uint64_t nr_renames;	/* task_rename records */
+	uint64_t nr_changes;	/* names a task took after its first one */
 	int oom;
 };
 
@@ -216,6 +225,8 @@ static void tl_obs(struct replay_hist_db *db, int32_t pid, uint64_t pos,
 	e = tl_append(db, t);
 	if (!e)
 		return;
+	if (t->n > 1)
+		db->nr_changes++;
 	e->pos = pos;
 	e->kind = ENT_OBS;
 	memcpy(e->comm, comm, 16);
@@ -237,6 +248,8 @@ static void tl_change(struct replay_hist_db *db, int32_t pid, uint64_t pos,
 	e = tl_append(db, t);
 	if (!e)
 		return;
+	if (t->n > 1 || old)
+		db->nr_changes++;
 	e->pos = pos;
 	e->kind = ENT_CHANGE;
 	memcpy(e->comm, comm, 16);
@@ -560,6 +573,7 @@ struct replay_hist_db *replay_db_build(const char *path, const char *buffer,
 			}
 			break;
 		case PLAN_RENAME:
+			db->nr_renames++;
 			pid = read_int(rec.data, rec.len, p->pid);
 			if (read_str(rec.data, rec.len, p->a, a, sizeof(a)) ||
 			    read_str(rec.data, rec.len, p->b, b, 16))
@@ -653,6 +667,11 @@ int replay_db_comm(struct replay_hist_db *db, int32_t pid, uint64_t idx,
 		return 1;
 	}
 	return 0;
+}
+
+int replay_db_names_uncertain(const struct replay_hist_db *db)
+{
+	return !db->nr_renames && db->nr_changes;
 }
 
 unsigned replay_db_stack(const struct replay_hist_db *db, uint64_t idx,

@@ -101,6 +101,15 @@ void replay_comm_at(struct replay *r, int32_t pid, uint64_t idx, char comm[16])
 	if (hist_tracedat_comm_at(r->td, pid, r->cur_ts, comm))
 		return;
 	db = replay__db(r);
+	if (db && r->opts.warn && !r->warned_comm &&
+	    replay_db_names_uncertain(db)) {
+		r->warned_comm = 1;
+		fprintf(stderr, "hist-replay: %s: warning: task names change in "
+			"the recording, which has no task:task_rename records: "
+			".execname and comm see a new name only from the next "
+			"record that shows it (record task:task_rename)\n",
+			r->name);
+	}
 	if (db && replay_db_comm(db, pid, idx, comm))
 		return;
 	c = hist_tracedat_cmdline(r->td, pid);

@@ -189,6 +189,9 @@ void replay_db_free(struct replay_hist_db *db);
 /* 1 and COMM if the recording tells the comm of PID at record IDX */
 int replay_db_comm(struct replay_hist_db *db, int32_t pid, uint64_t idx,
 		   char comm[16]);
+/* 1 if a task's name changed but no task_rename record says when: the
+ * new name holds only from the next record that shows it */
+int replay_db_names_uncertain(const struct replay_hist_db *db);
 /* frames of the kernel stack recorded right after record IDX */
 unsigned replay_db_stack(const struct replay_hist_db *db, uint64_t idx,
 			 uint64_t *ips, unsigned max);

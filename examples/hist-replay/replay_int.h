@@ -63,7 +63,7 @@ struct replay {
 
 	struct replay_hist_db *db;
 	int db_tried;
-	int warned_stack, warned_clock;
+	int warned_stack, warned_clock, warned_comm;
 	int syms_tried;
 
 	struct target_ev *evs;
