@@ -7,7 +7,9 @@
  * runs squeezed); the sequence of sort-key values (the fields named by
  * sort=, hitcount by default) is the same position by position, so
  * entries with equal sort values may come in any order since the kernel
- * breaks such ties arbitrarily; Totals are equal; other lines are equal.
+ * breaks such ties arbitrarily (a stack key in sort= ties every entry:
+ * the kernel compares stacks as equal); Totals are equal; other lines are
+ * equal.
  * (compare also checks that the candidate is monotonic in the sort values;
  * with the sequence equal to the kernel's that adds nothing.)
  */
@@ -381,7 +383,39 @@ static void free_hist(struct chist *h)
 struct sortkey {
 	char *tok;
 	int desc;
+	int tie;	/* a stack key: every entry ties */
 };
+
+/*
+ * The kernel compares stack keys with tracing_map_cmp_none (every pair
+ * equal), so sort= on one (common_stacktrace, 6.12's name for
+ * keys=stacktrace, or a key FIELD.stacktrace) leaves all entries tied
+ * and their order to the sort's whim (k17-sort-common-stacktrace).
+ */
+static int stack_key(const char *info, const char *tok)
+{
+	const char *k = strstr(info, "hist:keys="), *e;
+	size_t tl = strlen(tok);
+
+	if (!strcmp(tok, "stacktrace") || !strcmp(tok, "common_stacktrace"))
+		return 1;
+	if (!k)
+		return 0;
+	k += 10;
+	for (e = k; *e && *e != ':' && !isspace((unsigned char)*e); e++)
+		;
+	while (k < e) {
+		const char *c = memchr(k, ',', (size_t)(e - k));
+
+		if (!c)
+			c = e;
+		if ((size_t)(c - k) == tl + 11 && !strncmp(k, tok, tl) &&
+		    !strncmp(k + tl, ".stacktrace", 11))
+			return 1;
+		k = c + 1;
+	}
+	return 0;
+}
 
 static size_t sort_spec(const char *info, struct sortkey **out)
 {
@@ -393,6 +427,7 @@ static size_t sort_spec(const char *info, struct sortkey **out)
 		v = xgrow(v, &cap, 1, sizeof(*v));
 		v[0].tok = xstrndup_("hitcount", 8);
 		v[0].desc = 0;
+		v[0].tie = 0;
 		*out = v;
 		return 1;
 	}
@@ -415,6 +450,7 @@ static size_t sort_spec(const char *info, struct sortkey **out)
 			l -= 10;
 		}
 		v[n].tok = xstrndup_(p, l);
+		v[n].tie = stack_key(info, v[n].tok);
 		n++;
 		p = c + 1;
 	}
@@ -659,8 +695,12 @@ static int compare_order(const struct chist *k, const struct chist *c,
 
 	for (i = 0; i < k->n && i < c->n && !bad; i++) {
 		for (j = 0; j < ns; j++) {
-			char *a = sort_value(&k->e[i], spec[j].tok);
-			char *b = sort_value(&c->e[i], spec[j].tok);
+			char *a, *b;
+
+			if (spec[j].tie)
+				continue;
+			a = sort_value(&k->e[i], spec[j].tok);
+			b = sort_value(&c->e[i], spec[j].tok);
 
 			if ((a == NULL) != (b == NULL) || (a && strcmp(a, b))) {
 				addf(d, "order differs at entry %zu: %s kernel=%s "
@@ -1050,7 +1090,8 @@ char *conf_mutate(const char *section, int how)
 			v[n].sv = xmalloc(nspec * sizeof(char *));
 			v[n].nsv = nspec;
 			for (j = 0; j < nspec; j++)
-				v[n].sv[j] = sort_value(&ce, spec[j].tok);
+				v[n].sv[j] = spec[j].tie ? NULL :
+					     sort_value(&ce, spec[j].tok);
 			for (j = 0; j < ce.nr_vals; j++) {
 				free(ce.vals[j].name);
 				free(ce.vals[j].value);

@@ -25,10 +25,11 @@ static const uint32_t col_version[NR_COLS - 1] = {
 static const struct hist__kv_cell table[HIST__KV_NR][NR_COLS] = {
 	/*
 	 * 6.1 knows hitcount only as the bare word of vals= and sort=: with
-	 * a modifier, as a key (and so as a variable or operand) it is a
+	 * a modifier, as a key, as a variable or as an operand it is a
 	 * field it cannot find (caret at "hitcount"); 6.12 has the field
-	 * (vals=hitcount.hex, keys=hitcount), but rejects .percent/.graph
-	 * on it (next row).  b57-hitcount-percent, k12-newer-vals.
+	 * (vals=hitcount.hex, keys=hitcount, h=hitcount, t=bytes_req+hitcount),
+	 * but rejects .percent/.graph on it (next row).
+	 * b57-hitcount-percent, k12-newer-vals, k16-hitcount-var.
 	 */
 	[HIST__KV_HITCOUNT_FIELD] = {
 		REJECT(FIELD_NOT_FOUND, FIELD), NEW, NEW },
@@ -68,8 +69,10 @@ static const struct hist__kv_cell table[HIST__KV_NR][NR_COLS] = {
 		REJECT(FIELD_NOT_FOUND, FIELD), NEW, NEW },
 	/*
 	 * keys=stacktrace: 6.12 calls the key common_stacktrace in the
-	 * trigger info line and in every entry, 6.1 stacktrace.
-	 * g18-stacktrace-key.
+	 * trigger info line, in every entry and in sort= (sort=common_stacktrace
+	 * sorts by it; sort=stacktrace is "Sort field must be a key or a val"
+	 * in both), 6.1 stacktrace, which no sort= can name.
+	 * g18-stacktrace-key, k03-alias-stacktrace, k17-sort-common-stacktrace.
 	 */
 	[HIST__KV_STACKTRACE_LABEL] = {
 		OLD, NEW, NEW },

@@ -452,7 +452,8 @@ static int create_sort_keys(struct hist__fctx *fc, const struct attrs *a)
 		}
 		for (j = 0; !found && j < h->nr_keys; j++) {
 			/* the key stacktrace has no name to sort by; 6.12 names
-			 * it common_stacktrace (k03-alias-stacktrace) */
+			 * it common_stacktrace (k03-alias-stacktrace,
+			 * k17-sort-common-stacktrace) */
 			if ((h->keys[j]->flags & HIST__F_STACKTRACE) &&
 			    !h->keys[j]->ef && eq("stacktrace", 10,
 						  hist__field_name(h->keys[j])))
