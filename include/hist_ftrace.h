@@ -151,7 +151,8 @@ const struct hist_ftrace_event *hist_tracedat_event_by_id(const struct hist_trac
  * NAME's records from its start (lost counts too): 0, -HIST_ENOENT if
  * there is no such buffer (message in hist_tracedat_error()), or
  * negative when its data cannot be read (the stream is then empty).
- * Version 6 files expose only their top buffer.
+ * Versions 6 and 7 alike: the buffers are listed in the file's order,
+ * version 6's top buffer first.
  */
 uint32_t hist_tracedat_nr_buffers(const struct hist_tracedat *td);
 const char *hist_tracedat_buffer_name(const struct hist_tracedat *td, uint32_t i);

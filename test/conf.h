@@ -17,6 +17,14 @@
 
 /* Whole file, NUL-terminated; NULL if it cannot be read. */
 char *conf_read_file(const char *path, size_t *len);
+/* A file compressed with zstd (one frame that records its size),
+ * decompressed and NUL-terminated; NULL if it cannot be. */
+char *conf_read_zst(const char *path, size_t *len);
+/* trace-cmd report's record count of EVENT in BUFFER ("-": the top one)
+ * of FILE, from a COUNTS table (test/data/buffers.event-counts.txt); ~0
+ * when it has none. */
+unsigned long long conf_buffer_count(const char *counts, const char *file,
+				     const char *buffer, const char *event);
 
 /* Split TEXT into lines in place; returns the count, *LINES malloc'ed. */
 size_t conf_lines(char *text, char ***lines);

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 
 #include "conf.h"
 
@@ -106,6 +107,47 @@ char *conf_read_file(const char *path, size_t *len)
 	if (len)
 		*len = n;
 	return buf;
+}
+
+char *conf_read_zst(const char *path, size_t *len)
+{
+	size_t clen, got;
+	char *c = conf_read_file(path, &clen), *out = NULL;
+	unsigned long long n = c ? ZSTD_getFrameContentSize(c, clen) : 0;
+
+	if (c && n != ZSTD_CONTENTSIZE_ERROR && n != ZSTD_CONTENTSIZE_UNKNOWN &&
+	    (out = malloc((size_t)n + 1)) != NULL) {
+		got = ZSTD_decompress(out, (size_t)n, c, clen);
+		if (ZSTD_isError(got) || got != n) {
+			free(out);
+			out = NULL;
+		} else {
+			out[n] = 0;
+			if (len)
+				*len = (size_t)n;
+		}
+	}
+	free(c);
+	return out;
+}
+
+unsigned long long conf_buffer_count(const char *counts, const char *file,
+				     const char *buffer, const char *event)
+{
+	char *s = conf_read_file(counts, NULL), *line, *save = NULL;
+	unsigned long long n = ~0ull;
+
+	for (line = s ? strtok_r(s, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+		char f[128], b[64], e[64];
+		unsigned long long c;
+
+		if (line[0] == '#' || sscanf(line, "%127s %63s %63s %llu", f, b, e, &c) != 4)
+			continue;
+		if (!strcmp(f, file) && !strcmp(b, buffer) && !strcmp(e, event))
+			n = c;
+	}
+	free(s);
+	return n;
 }
 
 size_t conf_lines(char *text, char ***lines)

@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "harness.h"
+#include "conf.h"
 #include "hist_ftrace.h"
 
 #define DATA "test/data/"
@@ -1673,6 +1674,124 @@ static void test_speed(void)
 		bench_file(big);
 }
 
+/* ---- v6 instance buffers ------------------------------------------------- */
+
+#define V6MULTI "multi-buffer.v6.dat"
+
+/* Records of buffer NAME per event, checked against trace-cmd report. */
+static void check_v6_buffer(struct hist_tracedat *td, const char *name,
+			    const char *const *events)
+{
+	unsigned long long want_total = 0, total = 0;
+	struct hist_ftrace_record r;
+	int ret, i;
+
+	T_EQ(hist_tracedat_select_buffer(td, name), 0);
+	T_STREQ(hist_tracedat_buffer(td), name);
+	for (i = 0; events[i]; i++) {
+		const struct hist_ftrace_event *e = hist_tracedat_find_event(td, "sched", events[i]);
+		unsigned long long want = conf_buffer_count(DATA "buffers.event-counts.txt", V6MULTI,
+							    name[0] ? name : "-", events[i]);
+		unsigned long long n = 0;
+
+		T_ASSERT(e != NULL && want != ~0ull && want > 0);
+		if (!e)
+			return;
+		T_EQ(hist_tracedat_rewind(td), 0);
+		while ((ret = hist_tracedat_next(td, &r)) != 0) {
+			T_ASSERT(ret > 0);
+			if (ret < 0)
+				break;
+			n += r.type == e->desc.id;
+		}
+		T_EQU(n, want);
+		want_total += want;
+	}
+	T_EQ(hist_tracedat_rewind(td), 0);
+	while ((ret = hist_tracedat_next(td, &r)) > 0)
+		total++;
+	T_EQU(total, want_total);	/* nothing but the listed events */
+}
+
+static void test_v6_instances(void)
+{
+	const char *top[] = { "sched_wakeup", "sched_waking", NULL };
+	const char *a[] = { "sched_switch", "sched_process_exit", NULL };
+	const char *b[] = { "sched_wakeup", NULL };
+	char err[512] = "";
+	size_t len;
+	char *file = conf_read_zst(DATA V6MULTI ".zst", &len), *p, *third = NULL;
+	struct hist_tracedat *td;
+	struct hist_ftrace_record r;
+	int ret, n = 0;
+
+	T_ASSERT(file != NULL);
+	if (!file)
+		return;
+	td = hist_tracedat_open_mem(file, len, err, sizeof(err));
+	T_ASSERT(td != NULL);
+	if (!td) {
+		printf("# %s\n", err);
+		free(file);
+		return;
+	}
+	T_EQ(hist_tracedat_version(td), 6);
+	T_EQU(hist_tracedat_nr_buffers(td), 3);
+	T_STREQ(hist_tracedat_buffer_name(td, 0), "");
+	T_STREQ(hist_tracedat_buffer_name(td, 1), "h17v6b");
+	T_STREQ(hist_tracedat_buffer_name(td, 2), "h17v6a");
+	T_ASSERT(hist_tracedat_buffer_name(td, 3) == NULL);
+	T_STREQ(hist_tracedat_buffer(td), "");	/* open walks the top one */
+	check_v6_buffer(td, "h17v6a", a);
+	check_v6_buffer(td, "h17v6b", b);
+	check_v6_buffer(td, "", top);
+	T_STREQ(hist_tracedat_clock(td), "local");
+	T_EQ(hist_tracedat_select_buffer(td, "nope"), -HIST_ENOENT);
+	hist_tracedat_close(td);
+
+	/* an instance whose CPU table is damaged: the others still read,
+	 * selecting it says which and where (the third "flyrecord": the
+	 * top one, then h17v6b's, then h17v6a's, in file order) */
+	for (p = file; (p = memmem(p, len - (size_t)(p - file), "flyrecord", 10)) != NULL; p++)
+		if (++n == 3)
+			third = p;
+	T_EQ(n, 3);
+	if (third) {
+		third[0] = 'X';
+		td = hist_tracedat_open_mem(file, len, err, sizeof(err));
+		T_ASSERT(td != NULL);
+		if (td) {
+			check_v6_buffer(td, "h17v6b", b);
+			T_EQ(hist_tracedat_select_buffer(td, "h17v6a"), -HIST_EINVAL);
+			snprintf(err, sizeof(err), "buffer 'h17v6a': missing 'flyrecord' at offset %zu",
+				 (size_t)(third - file));
+			T_ASSERT(strstr(hist_tracedat_error(td), err));
+			if (!strstr(hist_tracedat_error(td), err))
+				printf("# %s\n", hist_tracedat_error(td));
+			/* and it leaves an empty walk, not a stale one */
+			T_EQ(hist_tracedat_next(td, &r), 0);
+			hist_tracedat_close(td);
+		}
+		third[0] = 'f';
+	}
+
+	/* cut inside the last instance's data: its whole pages stay, the
+	 * walk ends with the cut named; the top buffer is whole */
+	td = hist_tracedat_open_mem(file, len - 2048, err, sizeof(err));
+	T_ASSERT(td != NULL);
+	if (td) {
+		check_v6_buffer(td, "", top);
+		T_EQ(hist_tracedat_select_buffer(td, "h17v6a"), 0);
+		n = 0;
+		while ((ret = hist_tracedat_next(td, &r)) > 0)
+			;
+		T_EQ(ret, -HIST_EINVAL);
+		T_ASSERT(strstr(hist_tracedat_error(td), "truncated CPU"));
+		hist_tracedat_close(td);
+	}
+	free(file);
+}
+
 int main(void)
 {
 	T_RUN(test_format_sched_switch);
@@ -1697,6 +1816,7 @@ int main(void)
 	T_RUN(test_built_file);
 	T_RUN(test_open_errors);
 	T_RUN(test_corrupt_data);
+	T_RUN(test_v6_instances);
 	T_RUN(test_fuzz);
 	T_RUN(test_speed);
 	return T_DONE();

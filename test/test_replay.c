@@ -701,24 +701,10 @@ static void test_colon_spelling(void)
 
 /* ---- every buffer of a trace.dat ---------------------------------------- */
 
-/* trace-cmd report's count for FILE/BUFFER/EVENT (buffers.event-counts.txt) */
 static unsigned long long buffer_count(const char *file, const char *buffer,
 				       const char *event)
 {
-	char *s = conf_read_file(DATA "buffers.event-counts.txt", NULL), *line, *save = NULL;
-	unsigned long long n = ~0ull;
-
-	for (line = s ? strtok_r(s, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
-		char f[128], b[64], e[64];
-		unsigned long long c;
-
-		if (line[0] == '#' || sscanf(line, "%127s %63s %63s %llu", f, b, e, &c) != 4)
-			continue;
-		if (!strcmp(f, file) && !strcmp(b, buffer) && !strcmp(e, event))
-			n = c;
-	}
-	free(s);
-	return n;
+	return conf_buffer_count(DATA "buffers.event-counts.txt", file, buffer, event);
 }
 
 static void test_instance_default(void)
@@ -787,6 +773,63 @@ static void test_instance_pick(void)
 	T_ASSERT(c.err && strstr(c.err, note));
 	T_EQ(d.status, 2);
 	T_ASSERT(d.err && strstr(d.err, "no buffer 'nope' in the recording; it has: \"\" (top), h17b"));
+	run_free(&a);
+	run_free(&b);
+	run_free(&c);
+	run_free(&d);
+}
+
+/* trace.dat v6: instances are BUFFER options pointing at CPU tables */
+static void test_v6_instances(void)
+{
+	char path[512], want[256];
+	size_t len;
+	char *file = conf_read_zst(DATA "multi-buffer.v6.dat.zst", &len);
+	FILE *f;
+	const char *list[] = { "", "--list", path, NULL };
+	const char *inst[] = { "", "--instance", "h17v6a", "-t", "sched:sched_switch hist:keys=prev_pid",
+			       "-t", "sched/sched_process_exit hist:keys=pid", path, NULL };
+	const char *deflt[] = { "", "-t", "sched:sched_wakeup hist:keys=pid", path, NULL };
+	const char *other[] = { "", "--instance", "h17v6b", "-t", "sched:sched_wakeup hist:keys=pid",
+				"-", NULL };
+	struct run a, b, c, d;
+	unsigned long long sw = buffer_count("multi-buffer.v6.dat", "h17v6a", "sched_switch"),
+			   ex = buffer_count("multi-buffer.v6.dat", "h17v6a", "sched_process_exit"),
+			   wk = buffer_count("multi-buffer.v6.dat", "-", "sched_waking"),
+			   wu = buffer_count("multi-buffer.v6.dat", "-", "sched_wakeup"),
+			   wb = buffer_count("multi-buffer.v6.dat", "h17v6b", "sched_wakeup");
+	const char *p;
+
+	T_ASSERT(file != NULL);
+	snprintf(path, sizeof(path), "%s/multi-buffer.v6.dat", tmpdir);
+	f = fopen(path, "wb");
+	T_ASSERT(f && fwrite(file ? file : "", 1, file ? len : 0, f) == (file ? len : 0));
+	if (f)
+		fclose(f);
+	free(file);
+	a = run_tool(list);
+	b = run_tool(inst);
+	c = run_tool(deflt);
+	d = run_tool_in(other, path);	/* and from standard input */
+	T_EQ(a.status, 0);
+	snprintf(want, sizeof(want), "buffer '' (top): 2 CPUs, clock local, %llu records\n", wk + wu);
+	T_ASSERT(a.out && strstr(a.out, want));
+	snprintf(want, sizeof(want), "buffer 'h17v6a': 2 CPUs, clock local, %llu records\n"
+		 "  sched:sched_process_exit  %llu records (id ", sw + ex, ex);
+	T_ASSERT(a.out && strstr(a.out, want));
+	snprintf(want, sizeof(want), "buffer 'h17v6b': 2 CPUs, clock local, %llu records\n", wb);
+	T_ASSERT(a.out && strstr(a.out, want));
+	T_EQ(b.status, 0);
+	T_EQU(hits_of(b.out), ex);	/* sched_process_exit sorts first */
+	p = b.out ? strstr(b.out, "hist:keys=prev_pid") : NULL;
+	T_EQU(hits_of(p), sw);
+	/* the top buffer by default: its own sched_wakeup, not h17v6b's */
+	T_EQ(c.status, 0);
+	T_EQU(hits_of(c.out), wu);
+	T_EQ(d.status, 0);
+	T_EQU(hits_of(d.out), wb);
+	if (d.status)
+		printf("# %s", d.err ? d.err : "");
 	run_free(&a);
 	run_free(&b);
 	run_free(&c);
@@ -1258,6 +1301,7 @@ int main(int argc, char **argv)
 	T_RUN(test_instance_default);
 	T_RUN(test_instance_pick);
 	T_RUN(test_list);
+	T_RUN(test_v6_instances);
 	T_RUN(test_cpu_and_span);
 	T_RUN(test_interval);
 	T_RUN(test_stdin);

@@ -34,20 +34,16 @@ void hist__note_damage(struct hist_tracedat *td, const char *fmt, ...)
 
 /* ---- per-CPU data --------------------------------------------------- */
 
-struct hist__buffer *hist__buf_add(struct hist_tracedat *td, const char *name,
-				   const char *clock, uint32_t page_size, uint32_t nr_cpus)
+int hist__buf_add(struct hist_tracedat *td, const char *name, const char *clock,
+		  uint32_t page_size, uint32_t nr_cpus, struct hist__buffer **out)
 {
 	struct hist__buffer *b;
 
-	if (td->nr_bufs >= 4096) {
-		hist__td_err(td, -HIST_EINVAL, "more than 4096 buffers");
-		return NULL;
-	}
+	if (td->nr_bufs >= 4096)
+		return hist__td_err(td, -HIST_EINVAL, "more than 4096 buffers");
 	b = realloc(td->bufs, (td->nr_bufs + 1) * sizeof(*b));
-	if (!b) {
-		hist__td_err(td, -HIST_ENOMEM, "out of memory");
-		return NULL;
-	}
+	if (!b)
+		return hist__td_err(td, -HIST_ENOMEM, "out of memory");
 	td->bufs = b;
 	b = &td->bufs[td->nr_bufs];
 	memset(b, 0, sizeof(*b));
@@ -56,14 +52,14 @@ struct hist__buffer *hist__buf_add(struct hist_tracedat *td, const char *name,
 	if (!b->name || !b->cpus) {
 		free(b->name);
 		free(b->cpus);
-		hist__td_err(td, -HIST_ENOMEM, "out of memory");
-		return NULL;
+		return hist__td_err(td, -HIST_ENOMEM, "out of memory");
 	}
 	b->nr_cpus = nr_cpus;
 	b->page_size = page_size;
 	snprintf(b->clock, sizeof(b->clock), "%s", clock);
 	td->nr_bufs++;
-	return b;
+	*out = b;
+	return 0;
 }
 
 int hist__buf_setup_cpus(struct hist_tracedat *td, const struct hist__cpu_ent *cpus,

@@ -16,12 +16,12 @@
 
 /*
  * Append a buffer named NAME (copied; "" is the top one) with NR_CPUS
- * zeroed CPU entries for the caller to fill.  NULL when out of memory or
- * past 4096 buffers, with td->err set.
+ * zeroed CPU entries for the caller to fill, into *OUT (valid until the
+ * next add).  0, or a negative errno (out of memory, past 4096 buffers)
+ * with td->err set.
  */
-struct hist__buffer *hist__buf_add(struct hist_tracedat *td, const char *name,
-				   const char *clock, uint32_t page_size,
-				   uint32_t nr_cpus) HIST__INTERNAL;
+int hist__buf_add(struct hist_tracedat *td, const char *name, const char *clock,
+		  uint32_t page_size, uint32_t nr_cpus, struct hist__buffer **out) HIST__INTERNAL;
 
 /* The sub-buffer size PS, checked against header_page: 0 or -HIST_EINVAL. */
 int hist__buf_page_size(struct hist_tracedat *td, uint32_t ps) HIST__INTERNAL;

@@ -422,6 +422,7 @@ static int option_buffer_v7(struct open_ctx *c, struct rd *r)
 	struct hist__buffer *b;
 	uint64_t sec;
 	uint32_t ps, n, i;
+	int ret;
 
 	if (rd_u64(r, &sec, "BUFFER option") || rd_cstr(r, &name, "BUFFER name") ||
 	    rd_cstr(r, &clock, "BUFFER clock") || rd_u32(r, &ps, "BUFFER page size") ||
@@ -431,9 +432,8 @@ static int option_buffer_v7(struct open_ctx *c, struct rd *r)
 		return -HIST_EINVAL;
 	if (n > MAX_CPUS)
 		return hist__td_err(td, -HIST_EINVAL, "BUFFER option lists %u CPUs", n);
-	b = hist__buf_add(td, name, clock, ps, n);
-	if (!b)
-		return -HIST_ENOMEM;
+	if ((ret = hist__buf_add(td, name, clock, ps, n, &b)))
+		return ret;
 	for (i = 0; i < n; i++) {
 		rd_u32(r, &b->cpus[i].cpu, "BUFFER CPU");
 		rd_u64(r, &b->cpus[i].off, "BUFFER CPU");
@@ -441,6 +441,25 @@ static int option_buffer_v7(struct open_ctx *c, struct rd *r)
 	}
 	/* its section is checked once they are all known (check_buffers()) */
 	return remember_buffer_at(c, sec);
+}
+
+/*
+ * v6 BUFFER: the file offset of an instance's CPU table, and its name.
+ * The table (as the top buffer's, "flyrecord" and then the trace clock)
+ * is read once all options are known: read_instances().
+ */
+static int option_buffer_v6(struct open_ctx *c, struct rd *r)
+{
+	struct hist__buffer *b;
+	const char *name;
+	uint64_t off;
+	int ret;
+
+	if (rd_u64(r, &off, "BUFFER option") || rd_cstr(r, &name, "BUFFER name"))
+		return -HIST_EINVAL;
+	if ((ret = hist__buf_add(c->td, name, "", 0, 0, &b)))
+		return ret;
+	return remember_buffer_at(c, off);
 }
 
 static int handle_option(struct open_ctx *c, uint16_t id, const uint8_t *data,
@@ -461,7 +480,7 @@ static int handle_option(struct open_ctx *c, uint16_t id, const uint8_t *data,
 		/* v6 BUFFER options describe instances only. */
 		if (td->version >= 7)
 			return option_buffer_v7(c, &r);
-		break;
+		return option_buffer_v6(c, &r);
 	case OPT_BUFFER_TEXT:
 		c->have_text_buffer = 1;
 		break;
@@ -806,11 +825,89 @@ static int defer_section(struct open_ctx *c, uint16_t id, const char *what, int 
 
 /* ---- versions ----------------------------------------------------------- */
 
+/*
+ * A v6 CPU table at R's cursor: NCPUS (offset, size) pairs, then, when the
+ * options list a trace clock, the clock string.  Into buffer B.
+ */
+static int read_cpu_table(struct open_ctx *c, struct rd *r, struct hist__buffer *b,
+			  uint32_t ncpus)
+{
+	struct hist__cpu_ent *cpus;
+	uint32_t i;
+
+	if (rd_need(r, (uint64_t)ncpus * 16, "flyrecord CPU table"))
+		return -HIST_EINVAL;
+	cpus = calloc(ncpus ? ncpus : 1, sizeof(*cpus));
+	if (!cpus)
+		return hist__td_err(c->td, -HIST_ENOMEM, "out of memory");
+	for (i = 0; i < ncpus; i++) {
+		cpus[i].cpu = i;
+		rd_u64(r, &cpus[i].off, "flyrecord CPU table");
+		rd_u64(r, &cpus[i].size, "flyrecord CPU table");
+	}
+	free(b->cpus);
+	b->cpus = cpus;
+	b->nr_cpus = ncpus;
+	if (c->have_clock_opt) {
+		const uint8_t *text;
+		uint64_t n;
+
+		if (rd_blob(r, 1, &text, &n, "trace clock"))
+			return -HIST_EINVAL;
+		bracketed_clock(text, (size_t)n, b->clock, sizeof(b->clock));
+	}
+	return 0;
+}
+
+/*
+ * The instances of a v6 file (td->bufs after the top one): each BUFFER
+ * option points at "flyrecord" and a CPU table like the top buffer's,
+ * with as many CPUs.  One that cannot be read is marked bad, which only
+ * selecting it reports.
+ */
+static int read_instances(struct open_ctx *c, uint32_t ncpus)
+{
+	struct hist_tracedat *td = c->td;
+	uint32_t k;
+
+	/* the tables may all point at one place: bound what they cost */
+	if ((uint64_t)td->nr_bufs * ncpus > (UINT64_C(1) << 20))
+		return hist__td_err(td, -HIST_EINVAL, "%u buffers of %u CPUs each",
+				    td->nr_bufs, ncpus);
+	for (k = 1; k < td->nr_bufs; k++) {
+		struct hist__buffer *b = &td->bufs[k];
+		uint64_t off = c->buf_secs[k];
+		struct rd r;
+		int ret;
+
+		rd_init(&r, td, td->map, td->map_len, 0, NULL);
+		if (off > td->map_len) {
+			snprintf(b->bad, sizeof(b->bad),
+				 "buffer '%.40s': its CPU table at offset %llu is past the end of the file (%zu bytes)",
+				 b->name, (unsigned long long)off, td->map_len);
+			continue;
+		}
+		r.pos = (size_t)off;
+		ret = rd_lit(&r, "flyrecord", 10, "'flyrecord'");
+		if (!ret)
+			ret = read_cpu_table(c, &r, b, ncpus);
+		if (ret == -HIST_ENOMEM)
+			return ret;
+		if (ret) {
+			snprintf(b->bad, sizeof(b->bad), "buffer '%.40s': %s", b->name,
+				 td->err + (strncmp(td->err, "trace.dat: ", 11) ? 0 : 11));
+			td->err[0] = '\0';
+		}
+	}
+	return 0;
+}
+
 static int open_v6(struct open_ctx *c, struct rd *r)
 {
 	struct hist_tracedat *td = c->td;
+	struct hist__buffer *top;
 	const uint8_t *kind;
-	uint32_t ncpus, i;
+	uint32_t ncpus;
 	int ret;
 
 	if ((ret = parse_header_info(r)) || (ret = parse_ftrace_formats(r)) ||
@@ -822,6 +919,9 @@ static int open_v6(struct open_ctx *c, struct rd *r)
 	if (ncpus > MAX_CPUS)
 		return hist__td_err(td, -HIST_EINVAL, "CPU count %u out of range", ncpus);
 	td->cpucount = ncpus;
+	/* the top buffer first; BUFFER options append the instances */
+	if ((ret = hist__buf_add(td, "", "", 0, 0, &top)) || (ret = remember_buffer_at(c, 0)))
+		return ret;
 	if (rd_bytes(r, 10, &kind, "data kind"))
 		return -HIST_EINVAL;
 	if (!memcmp(kind, "options  ", 10)) {
@@ -837,28 +937,11 @@ static int open_v6(struct open_ctx *c, struct rd *r)
 		r->pos -= 10;
 		return rd_fail(r, "'flyrecord'", "missing");
 	}
-	if (rd_need(r, (uint64_t)ncpus * 16, "flyrecord CPU table"))
-		return -HIST_EINVAL;
-	c->cpus = calloc(ncpus ? ncpus : 1, sizeof(*c->cpus));
-	if (!c->cpus)
-		return hist__td_err(td, -HIST_ENOMEM, "out of memory");
-	for (i = 0; i < ncpus; i++) {
-		c->cpus[i].cpu = i;
-		rd_u64(r, &c->cpus[i].off, "flyrecord CPU table");
-		rd_u64(r, &c->cpus[i].size, "flyrecord CPU table");
-	}
-	c->nr_cpus = ncpus;
-	if (c->have_clock_opt) {
-		const uint8_t *text;
-		uint64_t n;
-
-		if (rd_blob(r, 1, &text, &n, "trace clock"))
-			return -HIST_EINVAL;
-		bracketed_clock(text, (size_t)n, c->opt_clock, sizeof(c->opt_clock));
-	}
-	if ((ret = hist__buf_page_size(td, td->host_page_size)))
+	if ((ret = read_cpu_table(c, r, &td->bufs[0], ncpus)) ||
+	    (ret = read_instances(c, ncpus)))
 		return ret;
-	return hist__buf_setup_cpus(td, c->cpus, c->nr_cpus, 0);
+	snprintf(c->opt_clock, sizeof(c->opt_clock), "%s", td->bufs[0].clock);
+	return hist__buf_use(td, 0);
 }
 
 
