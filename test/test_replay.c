@@ -570,7 +570,10 @@ static void check_cut(const char *src, size_t cut, const char *want_err)
 	const char *av[] = { "", "-t", "sched:sched_switch hist:keys=prev_pid", path, NULL };
 	const char *js[] = { "", "--json", "-t", "sched:sched_switch hist:keys=prev_pid",
 			     path, NULL };
-	struct run r, j;
+	const char *jw[] = { "", "--json", "--interval", "2", "-t",
+			     "sched:sched_switch hist:keys=prev_pid", path, NULL };
+	struct run r, j, w;
+	const char *last;
 	uint64_t want;
 
 	T_ASSERT(buf && cut < len);
@@ -596,8 +599,20 @@ static void check_cut(const char *src, size_t cut, const char *want_err)
 	T_EQ(j.status, 3);
 	T_ASSERT(json_valid(j.out));
 	T_ASSERT(j.out && strstr(j.out, "\"damage\": \"") && strstr(j.out, want_err));
+	/* windows: the last line (the window the walk ends in) says it */
+	w = run_tool(jw);
+	T_EQ(w.status, 3);
+	last = NULL;
+	if (w.out && strlen(w.out) > 1) {
+		last = w.out + strlen(w.out) - 1;	/* its newline */
+		while (last > w.out && last[-1] != '\n')
+			last--;
+	}
+	T_ASSERT(last && json_valid(last));
+	T_ASSERT(last && strstr(last, "\"damage\": \"") && strstr(last, want_err));
 	run_free(&r);
 	run_free(&j);
+	run_free(&w);
 }
 
 static void test_truncated(void)
@@ -785,7 +800,6 @@ static void test_v6_instances(void)
 	char path[512], want[256];
 	size_t len;
 	char *file = conf_read_zst(DATA "multi-buffer.v6.dat.zst", &len);
-	FILE *f;
 	const char *list[] = { "", "--list", path, NULL };
 	const char *inst[] = { "", "--instance", "h17v6a", "-t", "sched:sched_switch hist:keys=prev_pid",
 			       "-t", "sched/sched_process_exit hist:keys=pid", path, NULL };
@@ -802,10 +816,7 @@ static void test_v6_instances(void)
 
 	T_ASSERT(file != NULL);
 	snprintf(path, sizeof(path), "%s/multi-buffer.v6.dat", tmpdir);
-	f = fopen(path, "wb");
-	T_ASSERT(f && fwrite(file ? file : "", 1, file ? len : 0, f) == (file ? len : 0));
-	if (f)
-		fclose(f);
+	write_bytes(path, file ? file : "", file ? len : 0);
 	free(file);
 	a = run_tool(list);
 	b = run_tool(inst);
@@ -988,12 +999,30 @@ static void test_interval(void)
 	for (k = 0; k < 2; k++)
 		T_EQU(cpu_hits(b.out, (int)k), cpu_hits(a.out, (int)k));
 	T_ASSERT(cpu_hits(a.out, 0) > 1000);
-	/* JSON: a document per window */
+	/* JSON: a document per window, one per line (NDJSON), parsed line
+	 * by line; their totals add up to the whole run's */
 	T_EQ(c.status, 0);
 	nwin = 0;
-	for (p = c.out; p && (p = strstr(p, "\"window\": { \"index\": ")); p++)
-		nwin++;
+	sum = 0;
+	for (p = c.out; p && *p; nwin++) {
+		const char *nl = strchr(p, '\n'), *h;
+		char *line = nl ? strndup(p, (size_t)(nl - p)) : NULL, want[64];
+
+		T_ASSERT(line != NULL);	/* every document ends its line */
+		if (!line)
+			break;
+		T_ASSERT(json_valid(line));
+		snprintf(want, sizeof(want), "\"window\": { \"index\": %llu, ", nwin);
+		T_ASSERT(strstr(line, want) != NULL);
+		h = strstr(line, "\"totals\": { \"hits\": ");
+		T_ASSERT(h != NULL);
+		if (h)
+			sum += strtoull(h + 19, NULL, 10);
+		free(line);
+		p = nl + 1;
+	}
 	T_EQU(nwin, 3);
+	T_EQU(sum, hits_of(a.out));
 	T_EQ(d.status, 2);
 	T_ASSERT(d.err && strstr(d.err, "does not go with -o"));
 	run_free(&a);

@@ -26,9 +26,14 @@
  *   }                                      is damaged (exit status 3)
  *
  * Events are sorted by system then name, as `cat events/ * / * /hist`.
+ * With --interval each window's document is one line (NDJSON); its
+ * "records" and "lost" count from the start of the recording to the
+ * window's end, and "damage" is set from the window where the damage
+ * was met on.
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "replay.h"
@@ -118,7 +123,7 @@ static void lost_json(FILE *out, struct hist_tracedat *td)
 	fputs(nr ? " ] }" : "] }", out);
 }
 
-int replay_json(FILE *out, const struct replay_doc *doc)
+static int json_doc(FILE *out, const struct replay_doc *doc)
 {
 	const struct replay_out_ev *evs = doc->evs;
 	size_t i, n = doc->n;
@@ -157,5 +162,56 @@ int replay_json(FILE *out, const struct replay_doc *doc)
 	else
 		fputs("null", out);
 	fputs("\n}\n", out);
+	return rc;
+}
+
+/*
+ * --json --interval writes NDJSON, a document per window on one line, so
+ * that a consumer reading a pipe parses each as it comes: the document's
+ * newlines and the indentation after them go (a raw newline is never
+ * inside a JSON string: jstr() and libhist escape it).
+ */
+static int one_line(FILE *out, const char *s, size_t n)
+{
+	size_t i;
+	int indent = 0;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '\n') {
+			indent = 1;
+			continue;
+		}
+		if (indent && s[i] == ' ')
+			continue;
+		indent = 0;
+		if (putc(s[i], out) == EOF)
+			return -1;
+	}
+	return putc('\n', out) == EOF ? -1 : 0;
+}
+
+int replay_json(FILE *out, const struct replay_doc *doc)
+{
+	char *s = NULL;
+	size_t n = 0;
+	FILE *m;
+	int rc;
+
+	if (!doc->window)
+		return json_doc(out, doc);
+	m = open_memstream(&s, &n);
+	if (!m) {
+		fprintf(stderr, "hist-replay: out of memory\n");
+		return -1;
+	}
+	rc = json_doc(m, doc);
+	if (fclose(m) || !s) {
+		free(s);
+		fprintf(stderr, "hist-replay: out of memory\n");
+		return -1;
+	}
+	if (!rc)
+		rc = one_line(out, s, n);
+	free(s);
 	return rc;
 }

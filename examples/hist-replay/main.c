@@ -79,7 +79,8 @@ static const char usage_text[] =
 	"                        (@2076.044615)\n"
 	"      --interval S      print the tables every S seconds of the\n"
 	"                        recording and start them empty again: the\n"
-	"                        windows add up to the whole\n"
+	"                        windows add up to the whole (with --json:\n"
+	"                        a document per window, one per line)\n"
 	"      --json            print the histograms as JSON instead of the\n"
 	"                        kernel's text (with -o: DIR/hist.json)\n"
 	"      --openmetrics[=text]  print them as OpenMetrics text (with -o:\n"
@@ -780,6 +781,8 @@ static void on_window(void *arg, uint64_t index, uint64_t start, uint64_t end)
 		st->win_index = index;
 		st->win_start = start;
 		st->win_end = end;
+		/* met in this window or before: the run ends with exit 3 */
+		st->damaged = replay_error(r)[0] != '\0';
 	} else {
 		printf("# window %llu: %llu.%06llu .. %llu.%06llu s after the first record\n",
 		       (unsigned long long)index, (unsigned long long)(a / 1000000000),

@@ -236,8 +236,9 @@ struct replay_doc {
 
 /*
  * --json: write the histograms of DOC's events, the error log text and
- * the losses as one JSON document to OUT (json.c documents the shape).
- * 0, or -1 if a printer failed (message on stderr).
+ * the losses as one JSON document to OUT (json.c documents the shape);
+ * a window's (DOC->window) on one line.  0, or -1 if a printer failed
+ * (message on stderr).
  */
 int replay_json(FILE *out, const struct replay_doc *doc);
 
