@@ -398,6 +398,27 @@ static void test_remove_pause_cont_clear(void)
 	hist_ctx_destroy(ctx);
 }
 
+/* A trigger with a stack-trace or string variable is removed by its own
+ * text (cases-6.12/b80: the kernel's !hist of the same text removes it). */
+static void test_remove_stacktrace_var(void)
+{
+	hist_ctx *ctx = new_ctx();
+	hist_event *ev = hist_event_lookup(ctx, "sched", "sched_switch");
+
+	T_EQ(hist_trigger_parse(ev, "hist:keys=next_pid:st=stacktrace", NULL), 0);
+	T_EQ(hist_trigger_parse(ev, "hist:keys=prev_pid:st2=common_stacktrace", NULL), 0);
+	hit_switch(ev, &S1, 1, 0);
+	T_EQ(hist_trigger_parse(ev, "!hist:keys=next_pid:st=stacktrace", NULL), 0);
+	T_ASSERT(strstr(trigger_text(ev), "st=stacktrace") == NULL);
+	T_EQ(hist_trigger_parse(ev, "!hist:keys=prev_pid:st2=common_stacktrace", NULL), 0);
+	T_ASSERT(!hist_event_active(ev));
+	/* string variables live in the element the same way */
+	T_EQ(hist_trigger_parse(ev, "hist:keys=prev_pid:c=next_comm", NULL), 0);
+	T_EQ(hist_trigger_parse(ev, "!hist:keys=prev_pid:c=next_comm", NULL), 0);
+	T_ASSERT(!hist_event_active(ev));
+	hist_ctx_destroy(ctx);
+}
+
 static void test_named_sharing(void)
 {
 	hist_ctx *ctx = new_ctx();
@@ -799,6 +820,7 @@ int main(void)
 	T_RUN(test_two_sort_keys_and_strings);
 	T_RUN(test_filter_and_multi);
 	T_RUN(test_remove_pause_cont_clear);
+	T_RUN(test_remove_stacktrace_var);
 	T_RUN(test_named_sharing);
 	T_RUN(test_map_full_drops);
 	T_RUN(test_expressions_and_vars);

@@ -378,6 +378,15 @@ static void reset(char **targets, int n, char **cmds, char **cmd_targets, int nr
 			free(t);
 		}
 	}
+	/* every trigger goes by its own text (b80: stack-trace variables) */
+	for (i = 0; i < n; i++) {
+		char *t = mslurp("events/%s/trigger", targets[i]);
+
+		if (t && !strncmp(t, "hist", 4))
+			printf("# left on %s: %s", targets[i], t);
+		T_ASSERT(!t || strncmp(t, "hist", 4));
+		free(t);
+	}
 	mwrite("synthetic_events", "", 0);
 }
 
@@ -523,10 +532,6 @@ static void test_kernel_errors(void)
 	}
 	closedir(dp);
 	printf("# %d recorded bad-input cases replayed through the mount\n", n);
-	/* a fresh mount for the next tests: libhist cannot remove the
-	 * stacktrace-variable triggers of b80 (left for its owners) */
-	stop_histfs();
-	T_EQ(start_histfs(), 0);
 
 	T_ASSERT(n >= 40);
 }

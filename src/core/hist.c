@@ -403,7 +403,10 @@ static bool field_match(const struct hist__field *a, const struct hist__field *b
 	if (a->flags != b->flags || a->size != b->size ||
 	    a->is_signed != b->is_signed || a->op != b->op ||
 	    a->constant != b->constant || a->bucket != b->bucket ||
-	    !a->ef != !b->ef || a->key_offset != b->key_offset)
+	    !a->ef != !b->ef ||
+	    /* a variable's key_offset is its storage, given by layout()
+	     * once installed: a command being matched has none yet */
+	    ((a->flags & HIST__F_KEY) && a->key_offset != b->key_offset))
 		return false;
 	/* named triggers compare fields of different events: by shape */
 	if (a->ef && (a->ef->size != b->ef->size ||
