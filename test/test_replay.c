@@ -1031,6 +1031,77 @@ static void test_interval(void)
 	run_free(&d);
 }
 
+/* What a user gets wrong is said, never answered with empty tables. */
+static void test_no_silent_zero(void)
+{
+	const char *f = DATA "sched.v7-zstd.dat", *trig = "sched:sched_switch hist:keys=prev_pid";
+	const char *none[] = { "", f, NULL };
+	const char *cpu_out[] = { "", "--cpu", "5-7", "-t", trig, f, NULL };
+	const char *cpu_some[] = { "", "--cpu", "1,5", "-t", trig, f, NULL };
+	const char *cpu_one[] = { "", "--cpu", "1", "-t", trig, f, NULL };
+	const char *past[] = { "", "--from", "1000", "-t", trig, f, NULL };
+	const char *before[] = { "", "--to", "@1", "-t", trig, f, NULL };
+	const char *order[] = { "", "--from", "2", "--to", "1", "-t", trig, f, NULL };
+	const char *inside[] = { "", "--from", "1", "--to", "2", "-t", trig, f, NULL };
+	const char *in[] = { "", "-t", trig, "-", NULL };
+	const char *nosuch[] = { "", "-t", "kmem:kmalloc hist:keys=call_site", f, NULL };
+	struct run r;
+
+	r = run_tool(none);
+	T_EQ(r.status, 2);
+	T_ASSERT(r.err && strstr(r.err, "no trigger to replay (-t, -T or --at-marker); "
+				 "--list shows the recording's events and fields"));
+	run_free(&r);
+	r = run_tool(cpu_out);
+	T_EQ(r.status, 2);
+	T_ASSERT(r.err && strstr(r.err, "hist-replay: --cpu 5-7: the recording has CPUs 0-1\n"));
+	T_ASSERT(r.out && !r.out[0]);
+	run_free(&r);
+	r = run_tool(cpu_some);
+	T_EQ(r.status, 0);
+	T_ASSERT(r.err && strstr(r.err, "warning: --cpu 1,5: the recording has CPUs 0-1; "
+				 "the others have no records"));
+	{
+		struct run one = run_tool(cpu_one);
+
+		T_EQ(one.status, 0);
+		T_ASSERT(hits_of(one.out) > 1000);
+		T_EQU(hits_of(r.out), hits_of(one.out));
+		run_free(&one);
+	}
+	run_free(&r);
+	r = run_tool(past);
+	T_EQ(r.status, 0);
+	T_EQU(hits_of(r.out), 0);
+	/* the recording spans 10.04 s (test_interval) */
+	T_ASSERT(r.err && strstr(r.err, "warning: --from/--to select no record; the records "
+				 "read run from @") && strstr(r.err, "(0 .. 10.040864 s)"));
+	run_free(&r);
+	r = run_tool(before);
+	T_EQ(r.status, 0);
+	T_ASSERT(r.err && strstr(r.err, "warning: --to ends before the first record (@"));
+	run_free(&r);
+	r = run_tool(order);
+	T_EQ(r.status, 2);
+	T_ASSERT(r.err && strstr(r.err, "--to must come after --from"));
+	run_free(&r);
+	r = run_tool(inside);
+	T_EQ(r.status, 0);
+	T_ASSERT(hits_of(r.out) > 0);
+	T_ASSERT(r.err && !strstr(r.err, "warning"));
+	run_free(&r);
+	r = run_tool_in(in, "/dev/null");
+	T_EQ(r.status, 2);
+	T_ASSERT(r.err && strstr(r.err, "standard input is empty"));
+	T_ASSERT(r.err && !strstr(r.err, "/proc/self"));
+	run_free(&r);
+	r = run_tool(nosuch);
+	T_EQ(r.status, 1);
+	T_ASSERT(r.err && strstr(r.err, "no event kmem/kmalloc in the recording "
+				 "(--list shows its events)"));
+	run_free(&r);
+}
+
 static void test_stdin(void)
 {
 	const char *file[] = { "", "--json", "-t", "sched:sched_switch hist:keys=prev_pid",
@@ -1334,6 +1405,7 @@ int main(int argc, char **argv)
 	T_RUN(test_cpu_and_span);
 	T_RUN(test_interval);
 	T_RUN(test_stdin);
+	T_RUN(test_no_silent_zero);
 	T_RUN(test_comm_history);
 	T_RUN(test_comm_warning);
 	T_RUN(test_write_targets);

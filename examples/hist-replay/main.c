@@ -453,6 +453,68 @@ static int print_stdout(struct state *st, struct replay *r,
 }
 
 /* "# lost: CPU 0 15458, total 15458" when the recording lost events. */
+/* A raw time stamp as trace-cmd report prints it: @SECONDS.MICROS. */
+static void shown_ts(struct replay *r, uint64_t raw, char *buf, size_t len)
+{
+	uint64_t t = raw + (uint64_t)hist_tracedat_ts_offset(replay_tracedat(r));
+
+	snprintf(buf, len, "@%llu.%06llu", (unsigned long long)(t / 1000000000),
+		 (unsigned long long)(t % 1000000000 / 1000));
+}
+
+/* --from/--to that select no record at all: say where the records are,
+ * rather than print empty tables without a word. */
+static void warn_empty_span(struct replay *r, const struct replay_opts *ro)
+{
+	uint64_t first, last;
+	char a[40], b[40];
+
+	if (!ro->from && !ro->from_abs && !ro->to && !ro->to_abs)
+		return;
+	if (replay_span(r, &first, &last) || !first)
+		return;
+	shown_ts(r, first, a, sizeof(a));
+	if (!replay_nr_records(r)) {
+		fprintf(stderr, PROG ": warning: --to ends before the first record (%s): "
+			"no record replayed\n", a);
+		return;
+	}
+	shown_ts(r, last, b, sizeof(b));
+	fprintf(stderr, PROG ": warning: --from/--to select no record; the "
+		"records read run from %s to %s (0 .. %llu.%06llu s)\n", a, b,
+		(unsigned long long)((last - first) / 1000000000),
+		(unsigned long long)((last - first) % 1000000000 / 1000));
+}
+
+/*
+ * --cpu naming CPUs the recording does not have: an error when none of
+ * the list is there (every table would be empty), else a warning.
+ * 0, or -1 after the message.
+ */
+static int check_cpus(struct replay *r, const struct replay_opts *ro, const char *arg)
+{
+	uint32_t nr = hist_tracedat_nr_cpus(replay_tracedat(r)), cpu, in = 0, out = 0;
+	char have[40];
+
+	for (cpu = 0; cpu < ro->nr_cpu_set; cpu++) {
+		if (!ro->cpu_set[cpu])
+			continue;
+		if (cpu < nr)
+			in++;
+		else
+			out++;
+	}
+	if (!out)
+		return 0;
+	if (nr > 1)
+		snprintf(have, sizeof(have), "CPUs 0-%u", nr - 1);
+	else
+		snprintf(have, sizeof(have), nr ? "CPU 0 only" : "no CPU data");
+	fprintf(stderr, PROG ": %s--cpu %s: the recording has %s%s\n", in ? "warning: " : "",
+		arg, have, in ? "; the others have no records" : "");
+	return in ? 0 : -1;
+}
+
 static void report_lost(struct replay *r)
 {
 	struct hist_tracedat *td = replay_tracedat(r);
@@ -718,6 +780,7 @@ static const char *stdin_file(char *buf, size_t len)
 {
 	char chunk[1 << 16];
 	ssize_t got;
+	size_t total = 0;
 	int fd = (int)syscall(SYS_memfd_create, "hist-replay-stdin", 0);
 
 	if (fd < 0) {
@@ -726,6 +789,7 @@ static const char *stdin_file(char *buf, size_t len)
 		return NULL;
 	}
 	while ((got = read(0, chunk, sizeof(chunk))) != 0) {
+		total += got > 0 ? (size_t)got : 0;
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;
@@ -738,6 +802,12 @@ static const char *stdin_file(char *buf, size_t len)
 			close(fd);
 			return NULL;
 		}
+	}
+	if (!total) {
+		fprintf(stderr, PROG ": standard input is empty: no recording to read "
+			"(did the recorder fail?)\n");
+		close(fd);
+		return NULL;
 	}
 	/* the descriptor stays open for the life of the process */
 	snprintf(buf, len, "/proc/self/fd/%d", fd);
@@ -804,7 +874,7 @@ int main(int argc, char **argv)
 	struct replay *r = NULL;
 	struct replay_out_ev *evs = NULL;
 	char err[1024];
-	const char *trace, *path, *listen_spec = NULL;
+	const char *trace, *path, *listen_spec = NULL, *cpu_arg = NULL;
 	char stdin_path[64];
 	size_t i, n;
 	int c, status = 2, rc, list = 0;
@@ -905,6 +975,7 @@ int main(int argc, char **argv)
 			if (parse_cpus(optarg, &st.cpu_set, &ro.nr_cpu_set))
 				goto out;
 			ro.cpu_set = st.cpu_set;
+			cpu_arg = optarg;
 			break;
 		case OPT_FROM:
 			if (parse_seconds("--from", optarg, &ro.from, &ro.from_abs, 1))
@@ -954,6 +1025,12 @@ int main(int argc, char **argv)
 		fputs(usage_text, stderr);
 		goto out;
 	}
+	/* both relative or both absolute: comparable before any record */
+	if ((ro.from || ro.from_abs) && (ro.to || ro.to_abs) && ro.from_abs == ro.to_abs &&
+	    ro.to <= ro.from) {
+		fprintf(stderr, PROG ": --to must come after --from\n");
+		goto out;
+	}
 	trace = argv[optind];
 	ro.progress = isatty(2);
 	ro.warn = 1;
@@ -982,6 +1059,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s: %s\n", trace, err);
 		goto out;
 	}
+	/* after the open: a recording that cannot be read says so first */
+	if (!st.trig.n && !st.nr_markers) {
+		fprintf(stderr, PROG ": no trigger to replay (-t, -T or --at-marker); "
+			"--list shows the recording's events and fields\n");
+		goto out;
+	}
+	if (cpu_arg && check_cpus(r, &ro, cpu_arg))
+		goto out;
 	replay_set_write_cb(r, on_marker_write, &st);
 	st.r = r;
 	if (ro.interval)
@@ -1014,6 +1099,7 @@ int main(int argc, char **argv)
 		st.damaged = 1;
 	}
 	report_lost(r);
+	warn_empty_span(r, &ro);
 	if (ro.interval) {
 		/* every window, the last included, went out already */
 		if (st.out_failed || fflush(stdout) || ferror(stdout))

@@ -854,7 +854,8 @@ static int event_file_write(struct replay *r, const char *sys,
 	}
 	ev = target_event(r, sys, name);
 	if (!ev) {
-		set_msg(r, "no event %s/%s in the recording", sys, name);
+		set_msg(r, "no event %s/%s in the recording (--list shows its events)",
+			sys, name);
 		return -HIST_ENOENT;
 	}
 	memset(&herr, 0, sizeof(herr));
@@ -1146,6 +1147,8 @@ int replay_run(struct replay *r)
 		if (__builtin_expect(rec.ts >= r->edge, 0) && window_edge(r, rec.ts))
 			break;
 		r->idx++;
+		r->last_ts = rec.ts;
+		r->nr_in_span += rec.ts >= r->from_ts;
 		if (r->opts.progress && !(r->idx & 0xfffff))
 			progress(r, 0);
 		if (rec.type >= r->nr_slots)
@@ -1186,6 +1189,13 @@ int replay_run(struct replay *r)
 			 nr_err >= MAX_ERRORS ? ": gave up" : "");
 	}
 	return nr_err ? -HIST_EINVAL : 0;
+}
+
+uint64_t replay_span(const struct replay *r, uint64_t *first, uint64_t *last)
+{
+	*first = r->started ? r->first_ts : 0;
+	*last = r->started ? r->last_ts : 0;
+	return r->nr_in_span;
 }
 
 uint64_t replay_records_of(const struct replay *r, uint32_t id)

@@ -86,6 +86,10 @@ void replay_set_window_cb(struct replay *r, replay_window_cb cb, void *arg);
 /* The time stamp of the first record of the buffer replayed (after
  * replay_run()). */
 uint64_t replay_first_ts(const struct replay *r);
+/* After replay_run(): the first and the last record read (raw time
+ * stamps, 0 without records); returns the records read at or after the
+ * start (--from), before the end (--to). */
+uint64_t replay_span(const struct replay *r, uint64_t *first, uint64_t *last);
 
 /* What a write did: for the caller's log of writes made during the run. */
 struct replay_write_res {

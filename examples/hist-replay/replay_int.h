@@ -99,6 +99,8 @@ struct replay {
 	uint64_t first_ts, from_ts, to_ts;	/* to_ts: UINT64_MAX none */
 	uint64_t edge;		/* next time stamp that needs window_edge() */
 	uint64_t win_start, win_end, win_idx, last_fed;
+	uint64_t last_ts;	/* of the last record read */
+	uint64_t nr_in_span;	/* records read at or after from_ts */
 	replay_window_cb win_cb;
 	void *win_arg;
 	struct made_cmd *made;	/* hist commands that made triggers */
