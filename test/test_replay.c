@@ -980,7 +980,10 @@ static void test_interval(void)
 	const char *win[] = { "", "--interval", "1.5", "-t", trig, f, NULL };
 	const char *js[] = { "", "--json", "--interval", "4", "-t", trig, f, NULL };
 	const char *bad[] = { "", "--interval", "2", "-o", "/nonexistent/x", "-t", trig, f, NULL };
-	struct run a = run_tool(whole), b = run_tool(win), c = run_tool(js), d = run_tool(bad);
+	const char *om[] = { "", "--openmetrics", "--interval", "2", "-t", trig, f, NULL };
+	const char *li[] = { "", "--listen", "127.0.0.1:0", "--interval", "2", "-t", trig, f, NULL };
+	struct run a = run_tool(whole), b = run_tool(win), c = run_tool(js), d = run_tool(bad),
+		   e = run_tool(om), g = run_tool(li);
 	unsigned long long sum = 0, nwin = 0, k;
 	const char *p;
 
@@ -1025,6 +1028,16 @@ static void test_interval(void)
 	T_EQU(sum, hits_of(a.out));
 	T_EQ(d.status, 2);
 	T_ASSERT(d.err && strstr(d.err, "does not go with -o"));
+	T_EQ(e.status, 2);
+	T_ASSERT(e.err && strstr(e.err, "--openmetrics is one scrape; for a table per "
+				 "--interval window use --json"));
+	T_ASSERT(e.out && !e.out[0]);
+	/* it would serve nothing: the windows' tables are gone */
+	T_EQ(g.status, 2);
+	T_ASSERT(g.err && strstr(g.err, "--listen serves the tables of the whole replay; "
+				 "it does not go with --interval"));
+	run_free(&e);
+	run_free(&g);
 	run_free(&a);
 	run_free(&b);
 	run_free(&c);

@@ -1041,6 +1041,19 @@ int main(int argc, char **argv)
 			"it does not go with -o\n");
 		goto out;
 	}
+	/* an exposition is one scrape: counters that restart every window,
+	 * expositions one after the other, are neither OpenMetrics nor
+	 * what a scraper can take apart */
+	if (ro.interval && listen_spec) {
+		fprintf(stderr, PROG ": --listen serves the tables of the whole replay; "
+			"it does not go with --interval\n");
+		goto out;
+	}
+	if (ro.interval && st.json == 2) {
+		fprintf(stderr, PROG ": --openmetrics is one scrape; for a table per "
+			"--interval window use --json (a document per window per line)\n");
+		goto out;
+	}
 	if (!strcmp(trace, "-")) {
 		path = stdin_file(stdin_path, sizeof(stdin_path));
 		if (!path)
