@@ -29,6 +29,7 @@ static const char *const files[] = {
 	"stack.perf.data",	   /* -g callchains */
 	"zstd.perf.data",	   /* -z, per-task */
 	"lost.perf.data",	   /* LOST and LOST_SAMPLES */
+	"threads.perf.data",	   /* --threads: a directory, data.N per thread */
 };
 #define NR_FILES (sizeof(files) / sizeof(files[0]))
 
@@ -425,12 +426,23 @@ static int conf_setup(struct replay *r, const char *dir)
  * sections compared, -1 on a difference. */
 static int conf_check(const char *dir, const char *recording)
 {
-	char path[512], err[512], *tsv, **lines = NULL;
+	char path[512], err[512], syms[512], *tsv, **lines = NULL;
 	struct replay_opts o = { 0 };
 	struct replay *r;
 	size_t n, l;
 	int compared = 0, bad = 0;
 
+	/* the guest's /proc/kallsyms, saved next to a perf.data that needs
+	 * symbols (test/oracle: perf.data holds none), as --kallsyms takes it */
+	snprintf(syms, sizeof(syms), "%s/kallsyms.zst", dir);
+	if (!access(syms, R_OK))
+		o.kallsyms = syms;
+	/* perf recorded system-wide: the oracle's pid gate, applied here */
+	snprintf(path, sizeof(path), "%s/perf.pid", dir);
+	if (!strcmp(recording, "perf.data") && (tsv = conf_read_file(path, NULL))) {
+		o.pid_gate = atoi(tsv);
+		free(tsv);
+	}
 	snprintf(path, sizeof(path), "%s/%s", dir, recording);
 	r = replay_open(path, &o, err, sizeof(err));
 	if (!r) {
@@ -499,7 +511,9 @@ static int conf_check(const char *dir, const char *recording)
  */
 static void test_kernel_cases(void)
 {
-	DIR *d = opendir(CASES);
+	/* HIST_PERF_CASES: another set laid out alike (new oracle runs) */
+	const char *set = getenv("HIST_PERF_CASES") ? getenv("HIST_PERF_CASES") : CASES;
+	DIR *d = opendir(set);
 	struct dirent *de;
 	int cases = 0;
 
@@ -510,7 +524,7 @@ static void test_kernel_cases(void)
 
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(dir, sizeof(dir), CASES "%s", de->d_name);
+		snprintf(dir, sizeof(dir), "%s/%s", set, de->d_name);
 		a = conf_check(dir, "perf.data");
 		b = conf_check(dir, "trace.dat");
 		T_ASSERT(a > 0 && a == b);
@@ -826,6 +840,43 @@ static void test_corrupt_sample(void)
 	free(b);
 }
 
+/*
+ * perf record --threads: the directory's data.N files are merged by time
+ * with the header file's records; its header file alone is refused with
+ * a message that says what to open.
+ */
+static void test_threads_dir(void)
+{
+	char msg[400];
+	struct hist_tracedat *td = hist_tracedat_open(DATA "threads.perf.data", msg, sizeof(msg));
+	struct hist_ftrace_record rec;
+	uint64_t per_cpu[2] = { 0, 0 }, last = 0;
+	int ret;
+
+	T_ASSERT(td != NULL);
+	if (!td)
+		return;
+	T_STREQ(hist_tracedat_format(td), "perf.data");
+	while ((ret = hist_tracedat_next(td, &rec)) > 0) {
+		T_ASSERT(rec.ts >= last);
+		last = rec.ts;
+		if (rec.cpu < 2)
+			per_cpu[rec.cpu]++;
+	}
+	T_EQ(ret, 0);
+	/* recorded on 2 CPUs, one thread (and file) each: both files read */
+	T_ASSERT(per_cpu[0] > 0 && per_cpu[1] > 0);
+	/* a rewind reads the files again */
+	hist_tracedat_rewind(td);
+	T_EQ(hist_tracedat_next(td, &rec), 1);
+	hist_tracedat_close(td);
+
+	td = hist_tracedat_open(DATA "threads.perf.data/data", msg, sizeof(msg));
+	T_ASSERT(td == NULL);
+	T_ASSERT(strstr(msg, "--threads") && strstr(msg, "open the directory"));
+	hist_tracedat_close(td);
+}
+
 static void test_not_perf(void)
 {
 	uint8_t b[64];
@@ -843,11 +894,60 @@ static void test_not_perf(void)
 }
 
 /* Flip bytes all over each file: never a crash, a hang or a leak (ASan). */
+/* A copy of the --threads directory with bits of its data.N files flipped
+ * (the header file is flipped by test_flips through the single files). */
+static void flip_dir(uint64_t *seed)
+{
+	char tmp[] = "/tmp/test_perf.XXXXXX", path[512], msg[400];
+	static const char *const names[] = { "data", "data.0", "data.1" };
+	uint8_t *b[3];
+	size_t len[3], k, n;
+	int it;
+
+	T_ASSERT(mkdtemp(tmp) != NULL);
+	for (n = 0; n < 3; n++) {
+		snprintf(path, sizeof(path), DATA "threads.perf.data/%s", names[n]);
+		b[n] = slurp(path, &len[n]);
+		T_ASSERT(b[n] != NULL);
+	}
+	for (it = 0; it < 20 && b[0] && b[1] && b[2]; it++) {
+		struct hist_tracedat *td;
+		struct hist_ftrace_record rec;
+
+		for (n = 0; n < 3; n++) {
+			uint8_t *c = malloc(len[n]);
+			FILE *fp;
+
+			memcpy(c, b[n], len[n]);
+			for (k = 0; n && k < 8; k++)
+				c[t_xorshift(seed) % len[n]] ^= (uint8_t)(1u << (t_xorshift(seed) % 8));
+			snprintf(path, sizeof(path), "%s/%s", tmp, names[n]);
+			fp = fopen(path, "wb");
+			T_ASSERT(fp && fwrite(c, 1, len[n], fp) == len[n]);
+			if (fp)
+				fclose(fp);
+			free(c);
+		}
+		td = hist_tracedat_open(tmp, msg, sizeof(msg));
+		T_ASSERT(td != NULL);
+		while (td && hist_tracedat_next(td, &rec) != 0)
+			;
+		hist_tracedat_close(td);
+	}
+	for (n = 0; n < 3; n++) {
+		free(b[n]);
+		snprintf(path, sizeof(path), "%s/%s", tmp, names[n]);
+		unlink(path);
+	}
+	rmdir(tmp);
+}
+
 static void test_flips(void)
 {
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
 	size_t f;
 
+	flip_dir(&seed);
 	for (f = 0; f < NR_FILES; f++) {
 		char path[256], msg[400];
 		size_t len, k;
@@ -855,6 +955,8 @@ static void test_flips(void)
 		int it;
 
 		snprintf(path, sizeof(path), DATA "%s", files[f]);
+		if (strstr(files[f], "threads"))
+			snprintf(path, sizeof(path), DATA "%s/data", files[f]);
 		b = slurp(path, &len);
 		T_ASSERT(b != NULL);
 		if (!b)
@@ -886,6 +988,7 @@ int main(void)
 	T_RUN(test_formats);
 	T_RUN(test_truncated);
 	T_RUN(test_corrupt_sample);
+	T_RUN(test_threads_dir);
 	T_RUN(test_not_perf);
 	T_RUN(test_flips);
 	return T_DONE();

@@ -70,6 +70,16 @@ static const char usage_text[] =
 	"                        record -B NAME); '' or top: the top buffer.\n"
 	"                        Default: the top buffer, or the one instance\n"
 	"                        with records when the top buffer has none\n"
+	"      --kallsyms FILE   resolve kernel addresses (.sym keys, stacktrace)\n"
+	"                        of a perf.data with FILE: a copy of the recorded\n"
+	"                        machine's /proc/kallsyms, plain or zstd-compressed\n"
+	"                        (perf.data holds none; default: /proc/kallsyms\n"
+	"                        when the recording is of the running kernel)\n"
+	"      --pid PID         perf.data recorded with -a: feed only the records\n"
+	"                        the kernel's pid filter would pass with\n"
+	"                        set_event_pid=PID and options/event-fork=1 (PID\n"
+	"                        and the tasks forked from it; a sched_switch to\n"
+	"                        or from one of them, a waking or wakeup of one of them)\n"
 	"      --list            list the recording's buffers, their events with\n"
 	"                        record counts and each event's fields; no replay\n"
 	"      --cpu LIST        feed only the records of these CPUs (0,2-3)\n"
@@ -126,6 +136,8 @@ enum {
 	OPT_OPENMETRICS,
 	OPT_QUANTILES,
 	OPT_LISTEN,
+	OPT_KALLSYMS,
+	OPT_PID,
 };
 
 static const struct option long_opts[] = {
@@ -149,6 +161,8 @@ static const struct option long_opts[] = {
 	{ "openmetrics", optional_argument, NULL, OPT_OPENMETRICS },
 	{ "quantiles", required_argument, NULL, OPT_QUANTILES },
 	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "pid", required_argument, NULL, OPT_PID },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -1005,6 +1019,20 @@ int main(int argc, char **argv)
 		case OPT_LISTEN:
 			listen_spec = optarg;
 			break;
+		case OPT_KALLSYMS:
+			ro.kallsyms = optarg;
+			break;
+		case OPT_PID: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || end == optarg || v <= 0 || v > INT32_MAX) {
+				fprintf(stderr, PROG ": --pid wants a pid, got '%s'\n", optarg);
+				goto out;
+			}
+			ro.pid_gate = (int32_t)v;
+			break;
+		}
 		case 'h':
 			fputs(usage_text, stdout);
 			status = 0;

@@ -2,17 +2,20 @@
 /*
  * What a perf.data needs from the replay beyond what a trace.dat does.
  *
- * perf stores no kallsyms in its tracing data (perf resolves addresses
- * against the running system when it reports), so `.sym` keys and
- * stacktrace keys would print bare addresses.  When the recording's
- * kernel release is the running one, /proc/kallsyms is the table perf
- * itself would use; HIST_REPLAY_KALLSYMS names another file (the kallsyms
- * of the recorded machine, e.g. a trace.dat's, or a saved copy).
+ * perf stores no kallsyms in its tracing data (its tracing-data section
+ * has an empty kallsyms item: perf resolves addresses against the running
+ * system, or the file `perf script --kallsyms FILE` names), so `.sym` keys
+ * and stacktrace keys would print bare addresses.  hist-replay does as
+ * perf does: --kallsyms FILE (a copy of the recorded machine's
+ * /proc/kallsyms, plain or zstd-compressed as a saved copy often is;
+ * HIST_REPLAY_KALLSYMS is the same), else /proc/kallsyms when the
+ * recording's kernel release is the running one.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <zstd.h>
 
 #include "replay.h"
 
@@ -68,27 +71,56 @@ static int same_release(const char *uname_text)
 	       !strncmp(p, u.release, strlen(u.release));
 }
 
-void replay_perf_kallsyms(struct hist_tracedat *td, const char *path, int warn)
+/* TEXT (LEN bytes) decompressed if it is a zstd frame; NULL on a bad one. */
+static char *inflate(char *text, size_t *len)
 {
-	const char *file = getenv("HIST_REPLAY_KALLSYMS");
+	unsigned long long n;
+	char *out;
+	size_t got;
+
+	if (*len < 4 || memcmp(text, "\x28\xb5\x2f\xfd", 4))
+		return text;
+	n = ZSTD_getFrameContentSize(text, *len);
+	/* a kallsyms is a few MB; the size bounds what a bad header asks */
+	if (n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN || n > (1ull << 30))
+		n = 0;
+	out = n ? malloc((size_t)n + 1) : NULL;
+	got = out ? ZSTD_decompress(out, (size_t)n, text, *len) : 0;
+	free(text);
+	if (!out || ZSTD_isError(got)) {
+		free(out);
+		return NULL;
+	}
+	*len = got;
+	return out;
+}
+
+void replay_perf_kallsyms(struct hist_tracedat *td, const char *path, const char *file,
+			  int warn)
+{
 	char *text;
 	size_t len = 0;
 
 	if (!strcmp(hist_tracedat_format(td), "trace.dat"))
 		return;
+	if (!file || !*file)
+		file = getenv("HIST_REPLAY_KALLSYMS");
 	if (!file || !*file) {
 		if (!same_release(hist_tracedat_uname(td))) {
 			if (warn)
 				fprintf(stderr, "hist-replay: %s: warning: recorded on %s, not "
-					"this kernel, and perf.data holds no kallsyms: set "
-					"HIST_REPLAY_KALLSYMS=FILE to resolve symbols\n",
-					path, hist_tracedat_uname(td)[0] ?
-						hist_tracedat_uname(td) : "another kernel");
+					"this kernel, and perf.data holds no kallsyms: pass "
+					"--kallsyms FILE (that machine's /proc/kallsyms) to "
+					"resolve symbols\n", path,
+					hist_tracedat_uname(td)[0] ? hist_tracedat_uname(td) :
+								     "another kernel");
 			return;
 		}
 		file = "/proc/kallsyms";
 	}
 	text = slurp(file, &len);
+	if (text)
+		text = inflate(text, &len);
 	if (!text) {
 		if (warn)
 			fprintf(stderr, "hist-replay: %s: warning: cannot read %s: symbols "

@@ -131,7 +131,7 @@ static int cb_sym(void *data, uint64_t addr, int with_offset, char *buf,
 
 	if (!r->syms_tried) {
 		r->syms_tried = 1;
-		replay_perf_kallsyms(r->td, r->path, r->opts.warn);
+		replay_perf_kallsyms(r->td, r->path, r->opts.kallsyms, r->opts.warn);
 	}
 	return hist_tracedat_sym(r->td, addr, with_offset, buf, len);
 }
@@ -142,7 +142,7 @@ static int cb_sym_addr(void *data, const char *name, size_t n, uint64_t *addr)
 
 	if (!r->syms_tried) {
 		r->syms_tried = 1;
-		replay_perf_kallsyms(r->td, r->path, r->opts.warn);
+		replay_perf_kallsyms(r->td, r->path, r->opts.kallsyms, r->opts.warn);
 	}
 	return hist_tracedat_sym_addr(r->td, name, n, addr);
 }
@@ -375,6 +375,12 @@ struct replay *replay_open(const char *path, const struct replay_opts *opts,
 	}
 	r->td = hist_tracedat_open(path, err, errlen);
 	if (!r->td || pick_buffer(r, err, errlen)) {
+		replay_close(r);
+		return NULL;
+	}
+	if (r->opts.pid_gate && hist_tracedat_set_pid_gate(r->td, r->opts.pid_gate)) {
+		snprintf(err, errlen, "--pid needs a perf.data (its FORK records name the "
+			 "tasks forked from the pid)");
 		replay_close(r);
 		return NULL;
 	}

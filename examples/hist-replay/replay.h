@@ -57,6 +57,12 @@ struct replay_opts {
 	const char *instance;
 	/* how messages call the recording (NULL: its path) */
 	const char *name;
+	/* perf.data: the kallsyms to resolve addresses with (NULL: see
+	   replay_perf_kallsyms()) */
+	const char *kallsyms;
+	/* perf.data: feed only what set_event_pid=PID with event-fork would
+	   pass (hist_tracedat_set_pid_gate()); 0: everything */
+	int32_t pid_gate;
 
 	/* ---- windows: which records reach the triggers ---- */
 	/* CPUs whose records are fed: cpu_set[cpu] != 0 for cpu <
@@ -204,7 +210,8 @@ int replay_db_has_stacks(const struct replay_hist_db *db);
 uint64_t replay_db_count(const struct replay_hist_db *db, uint32_t id);
 
 /* perf.data: load kallsyms for symbol keys (perf.c; no-op on trace.dat) */
-void replay_perf_kallsyms(struct hist_tracedat *td, const char *path, int warn);
+void replay_perf_kallsyms(struct hist_tracedat *td, const char *path, const char *file,
+			  int warn);
 
 /* A growable text buffer and a hist_write_fn that appends to it. */
 struct replay_buf {

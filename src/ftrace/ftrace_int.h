@@ -385,6 +385,7 @@ struct hist_tracedat {
 	int prefetch;		/* use one when there are zstd chunks */
 	int iterating;		/* records taken since open/rewind */
 	struct hist__perf *perf;	/* a perf.data: records come from perf.c */
+	char *perf_dir;		/* perf record --threads: the directory */
 
 	/* Open found the file cut short or damaged in a way that still left
 	 * records to read: reported by hist_tracedat_next() after the last
@@ -434,6 +435,12 @@ void hist__prefetch_stop(struct hist_tracedat *td) HIST__INTERNAL;
 
 /* The perf.data magic (either byte order) starts B. */
 int hist__perf_is(const uint8_t *b, size_t len) HIST__INTERNAL;
+/*
+ * perf record --threads writes a directory: the header file PATH/data and
+ * the records in PATH/data.N.  The header file's path (malloc'd) if PATH
+ * is such a directory, else NULL.
+ */
+char *hist__perf_dir_header(const char *path) HIST__INTERNAL;
 /* Parse td->map as perf.data: formats and names into TD, the records
  * indexed.  0, or a negative errno with td->err set. */
 int hist__perf_open(struct hist_tracedat *td) HIST__INTERNAL;

@@ -309,6 +309,107 @@ static int comm_at(const struct hist__perf *p, int32_t pid, uint64_t ts, char co
 	return 1;
 }
 
+/* ---- the pid gate ------------------------------------------------------------ */
+
+/* PID is the gate's root or forked from it (FORK records read so far). */
+static int in_tree(struct hist__perf *p, int32_t pid)
+{
+	int32_t at_pid = pid;
+	int depth;
+
+	if (pid == p->g_last_pid && p->nr_pids == p->g_last_nr)
+		return p->g_last_in;
+	p->g_last_pid = pid;
+	p->g_last_nr = p->nr_pids;
+	/* up the FORK records: pids do not come back within a recording */
+	for (depth = 0; depth < 256 && at_pid > 0; depth++) {
+		const struct pid_ent *e;
+		uint32_t h, k;
+		int32_t parent = -1;
+
+		if (at_pid == p->gate_root)
+			return p->g_last_in = 1;
+		if (!p->ph_cap)
+			break;
+		h = ph_find(p, at_pid);
+		for (k = p->ph_first[h]; k && parent < 0; k = e->next) {
+			e = &p->pids[k - 1];
+			parent = e->parent;
+		}
+		at_pid = parent;
+	}
+	return p->g_last_in = 0;
+}
+
+static int32_t field_pid(const struct hist__perf *p, const struct hist_ftrace_record *rec,
+			 uint32_t off1)
+{
+	if (!off1 || off1 - 1 + 4 > rec->len)
+		return -1;
+	return (int32_t)g32(p, rec->data + off1 - 1);
+}
+
+/*
+ * What the kernel's pid filter (set_event_pid = the root, options/
+ * event-fork = 1: a task forked by one in the set joins it) passes
+ * (kernel/trace/trace_events.c): an event of a task in the set; a
+ * sched_switch whose previous or next task is in it; a sched_waking,
+ * sched_wakeup or sched_wakeup_new whose woken task is (its probes on
+ * those events turn the filter on for the woken task).
+ */
+static int gate_pass(struct hist__perf *p, const struct hist_ftrace_record *rec)
+{
+	uint32_t id1 = (uint32_t)rec->type + 1, k;
+
+	if (rec->len >= 8 && in_tree(p, (int32_t)g32(p, rec->data + 4)))
+		return 1;
+	if (id1 == p->g_switch)
+		return in_tree(p, field_pid(p, rec, p->g_prev)) ||
+		       in_tree(p, field_pid(p, rec, p->g_next));
+	for (k = 0; k < 3; k++)
+		if (id1 == p->g_wake[k])
+			return in_tree(p, field_pid(p, rec, p->g_wake_pid[k]));
+	return 0;
+}
+
+/* The id of SYS:NAME + 1 and the offset + 1 of its int field F (0: none). */
+static uint32_t gate_event(const struct hist_tracedat *td, const char *name, const char *f,
+			   uint32_t *off1)
+{
+	const struct hist_ftrace_event *ev = NULL;
+	uint32_t i;
+
+	*off1 = 0;
+	for (i = 0; i < td->nr_events && !ev; i++)
+		if (!strcmp(td->events[i]->desc.system, "sched") &&
+		    !strcmp(td->events[i]->desc.name, name))
+			ev = td->events[i];
+	if (!ev)
+		return 0;
+	for (i = 0; i < ev->desc.nr_fields; i++)
+		if (!strcmp(ev->desc.fields[i].name, f) && ev->desc.fields[i].size == 4)
+			*off1 = ev->desc.fields[i].offset + 1;
+	return ev->desc.id + 1;
+}
+
+int hist_tracedat_set_pid_gate(struct hist_tracedat *td, int32_t pid)
+{
+	struct hist__perf *p = td->perf;
+
+	if (!p)
+		return -HIST_EINVAL;	/* a trace.dat has no FORK records */
+	p->gate_on = pid > 0;
+	p->gate_root = pid;
+	p->g_last_pid = -1;
+	p->g_last_nr = (size_t)-1;
+	p->g_switch = gate_event(td, "sched_switch", "prev_pid", &p->g_prev);
+	gate_event(td, "sched_switch", "next_pid", &p->g_next);
+	p->g_wake[0] = gate_event(td, "sched_waking", "pid", &p->g_wake_pid[0]);
+	p->g_wake[1] = gate_event(td, "sched_wakeup", "pid", &p->g_wake_pid[1]);
+	p->g_wake[2] = gate_event(td, "sched_wakeup_new", "pid", &p->g_wake_pid[2]);
+	return 0;
+}
+
 /* ---- the data ------------------------------------------------------------ */
 
 /* Check a sample of attribute A (record R of SIZE bytes) up to its RAW
@@ -357,10 +458,11 @@ static const char *check_sample(const struct hist__perf *p, const struct pattr *
 static void note_bad(struct hist_tracedat *td, uint64_t off, const char *why)
 {
 	struct hist__perf *p = td->perf;
+	char w[48];
 
 	if (!p->nr_bad++) {
-		snprintf(p->bad, sizeof(p->bad), "%s at offset %llu", why,
-			 (unsigned long long)off);
+		snprintf(p->bad, sizeof(p->bad), "%s at %s", why,
+			 hist__perf_where(p, off, w, sizeof(w)));
 		p->bad_pending = 1;
 	}
 }
@@ -388,10 +490,10 @@ static int compressed(struct hist_tracedat *td, const uint8_t *r, uint32_t size,
 		size_t end = p->chunk_end[p->chunk_i++];
 
 		p->replay_chunk = 1;
-		stop = p->map_len + end;
-		err = walk(td, p->map_len + p->dwalk, p->map_len + end, 1, &stop, 0);
+		stop = p->dbase + end;
+		err = walk(td, p->dbase + p->dwalk, p->dbase + end, 1, &stop, 0);
 		p->replay_chunk = 0;
-		p->dwalk = (size_t)(stop - p->map_len);
+		p->dwalk = (size_t)(stop - p->dbase);
 		return err;
 	}
 	/* one zstd stream runs through all the COMPRESSED records */
@@ -419,7 +521,7 @@ static int compressed(struct hist_tracedat *td, const uint8_t *r, uint32_t size,
 			p->dlen = p->dwalk;
 			break;
 		}
-		if (p->map_len + p->dlen > E_OFF_MASK)
+		if (p->dbase + p->dlen > E_OFF_MASK)
 			return hist__perf_err(td, -HIST_EINVAL, "decompressed data too large");
 		/* done when the input is used up and the output had room */
 		if (in.pos == in.size && out.pos < out.size)
@@ -429,9 +531,9 @@ static int compressed(struct hist_tracedat *td, const uint8_t *r, uint32_t size,
 		return hist__perf_err(td, -HIST_ENOMEM, "out of memory (decompressing)");
 	p->chunk_end[p->nr_chunks++] = p->dlen;
 	p->chunk_i = p->nr_chunks;
-	stop = p->map_len + p->dlen;
-	err = walk(td, p->map_len + p->dwalk, p->map_len + p->dlen, 1, &stop, 0);
-	p->dwalk = (size_t)(stop - p->map_len);
+	stop = p->dbase + p->dlen;
+	err = walk(td, p->dbase + p->dwalk, p->dbase + p->dlen, 1, &stop, 0);
+	p->dwalk = (size_t)(stop - p->dbase);
 	return err;
 }
 
@@ -465,8 +567,10 @@ static int walk(struct hist_tracedat *td, uint64_t start, uint64_t end, int nest
 			return 0;
 		}
 		if (end - off < 8) {
-			snprintf(p->trunc, sizeof(p->trunc),
-				 "truncated record header at offset %llu", (unsigned long long)off);
+			char w[48];
+
+			snprintf(p->trunc, sizeof(p->trunc), "truncated record header at %s",
+				 hist__perf_where(p, off, w, sizeof(w)));
 			p->trunc_pending = 1;
 			*stop = end;
 			return 0;
@@ -477,10 +581,12 @@ static int walk(struct hist_tracedat *td, uint64_t start, uint64_t end, int nest
 		type = g32(p, r);
 		size = hist__get16(r + 6, p->be);
 		if (size < 8 || size > end - off) {
+			char w[48];
+
 			snprintf(p->trunc, sizeof(p->trunc),
-				 "%s record (type %u, %u bytes) at offset %llu%s",
+				 "%s record (type %u, %u bytes) at %s%s",
 				 size < 8 ? "bad" : "truncated", type, size,
-				 (unsigned long long)off,
+				 hist__perf_where(p, off, w, sizeof(w)),
 				 size < 8 ? "" : ": the data ends before it");
 			p->trunc_pending = 1;
 			*stop = end;
@@ -582,6 +688,10 @@ static int walk(struct hist_tracedat *td, uint64_t start, uint64_t end, int nest
 			}
 			break;
 		case R_FINISHED_ROUND:
+			/* the rounds of one thread's file say nothing of another's:
+			 * a directory is read whole before the first record goes out */
+			if (p->nr_segs > 1)
+				break;
 			/* what round R-1 held is now complete (see struct hist__perf) */
 			p->safe = p->round_max;
 			p->round_max = p->max_ts;
@@ -650,14 +760,18 @@ static int walk(struct hist_tracedat *td, uint64_t start, uint64_t end, int nest
 static int walk_some(struct hist_tracedat *td)
 {
 	struct hist__perf *p = td->perf;
-	uint64_t stop = p->dend;
+	uint64_t end = p->segs[p->seg_i][1], stop = end;
 	int ret;
 
-	ret = walk(td, p->wpos, p->dend, 0, &stop, p->rounds + 1);
+	ret = walk(td, p->wpos, end, 0, &stop, p->rounds + 1);
 	p->wpos = stop;
 	if (stop > p->seen_to)
 		p->seen_to = stop;
-	if (ret || stop >= p->dend) {
+	if (!ret && stop >= end && p->seg_i + 1 < p->nr_segs) {
+		p->wpos = p->segs[++p->seg_i][0];	/* the next thread's file */
+		return 0;
+	}
+	if (ret || stop >= end) {
 		p->eof = 1;
 		p->safe = UINT64_MAX;
 		if (p->zs) {
@@ -689,12 +803,22 @@ int hist__perf_open(struct hist_tracedat *td)
 	td->version = 2;
 	p->pipe = g64(p, td->map + 8) == 16;
 	p->last_cpu = UINT32_MAX;
+	p->dbase = p->map_len;
 	if (p->pipe) {
 		p->dstart = 16;
 		p->dend = td->map_len;
 	} else if ((ret = hist__perf_file_header(td, &p->dstart, &p->dend))) {
 		return ret;
 	}
+	if (hist__perf_grow((void **)&p->segs, &p->cap_segs, 1, sizeof(*p->segs)))
+		return hist__perf_err(td, -HIST_ENOMEM, "out of memory");
+	p->segs[0][0] = p->dstart;
+	p->segs[0][1] = p->dend;
+	p->nr_segs = 1;
+	if (p->dir_format && !td->perf_dir)
+		return hist__perf_err(td, -HIST_EINVAL, "this is the header file of a perf record --threads directory (its records are in data.N next to it): open the directory");
+	if (p->dir_format && (ret = hist__perf_load_dir(td)))
+		return ret;
 	/*
 	 * Records are read a round at a time as hist_tracedat_next() needs
 	 * them, while the file is still in the cache.  Pipe mode has its
@@ -761,12 +885,14 @@ void hist__perf_reset(struct hist_tracedat *td)
 	}
 	p->nr_heap = 0;
 	p->wpos = p->dstart;
-	p->eof = p->dstart >= p->dend;
+	p->seg_i = 0;
+	p->eof = p->nr_segs == 1 && p->dstart >= p->dend;
 	p->max_ts = p->round_max = p->rounds = 0;
 	p->safe = p->eof ? UINT64_MAX : 0;
 	p->dwalk = 0;
 	p->chunk_i = 0;
 	p->nr_pids = 0;
+	p->g_last_nr = (size_t)-1;
 	if (p->ph_cap) {
 		memset(p->ph_first, 0, p->ph_cap * sizeof(*p->ph_first));
 		p->ph_used = 0;
@@ -873,6 +999,9 @@ take:
 		p->chain = NULL;
 		p->chain_nr = 0;
 		decode(p, q.e, s->cpu, rec);
+		/* gated out: the CPU's losses stay for its next record */
+		if (hist__unlikely(p->gate_on) && !gate_pass(p, rec))
+			continue;
 		td->last_dropped = s->drop_next;
 		s->drop_next = 0;
 		return 1;
@@ -899,6 +1028,8 @@ int hist__perf_peek_cpu(const struct hist_tracedat *td, uint32_t cpu,
 		decode(p, s->q[i].e, cpu, rec);
 		p->chain = chain;
 		p->chain_nr = nr;
+		if (p->gate_on && !gate_pass(p, rec))
+			continue;
 		return 1;
 	}
 	return 0;
@@ -934,6 +1065,8 @@ void hist__perf_free(struct hist_tracedat *td)
 	free(p->chunk_end);
 	free(p->idx);
 	free(p->dbuf);
+	free(p->xbuf);
+	free(p->segs);
 	if (p->zs)
 		ZSTD_freeDStream(p->zs);
 	free(p);

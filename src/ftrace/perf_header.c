@@ -8,10 +8,14 @@
  * from event id to attribute.  perf.c walks the records with what this
  * file set up.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "perf_int.h"
 
@@ -284,6 +288,10 @@ int hist__perf_feature(struct hist_tracedat *td, uint32_t feat, const uint8_t *b
 		dst[n] = '\0';
 		return 0;
 	}
+	if (feat == FEAT_DIR_FORMAT) {
+		p->dir_format = 1;
+		return 0;
+	}
 	if (feat == FEAT_NRCPUS && len >= 8) {
 		uint32_t avail = g32(p, b + 4);
 
@@ -363,4 +371,119 @@ int hist__perf_file_header(struct hist_tracedat *td, uint64_t *dstart, uint64_t 
 			return ret;
 	}
 	return 0;
+}
+
+/* ---- perf record --threads: a directory ------------------------------------ */
+
+char *hist__perf_dir_header(const char *path)
+{
+	size_t n = strlen(path);
+	char *hdr = malloc(n + sizeof("/data"));
+	uint8_t magic[8];
+	struct stat st;
+	int fd, ok;
+
+	if (!hdr || stat(path, &st) || !S_ISDIR(st.st_mode)) {
+		free(hdr);
+		return NULL;
+	}
+	memcpy(hdr, path, n);
+	memcpy(hdr + n, "/data", sizeof("/data"));
+	fd = open(hdr, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	ok = fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) &&
+	     read(fd, magic, 8) == 8 && hist__perf_is(magic, 16);
+	if (fd >= 0)
+		close(fd);
+	if (!ok) {
+		free(hdr);
+		return NULL;
+	}
+	return hdr;
+}
+
+/* Append file PATH (SIZE bytes) to p->xbuf; 0, or -1 with errno set. */
+static int read_into(struct hist__perf *p, int fd, size_t size, size_t *cap)
+{
+	size_t got = 0, have = (size_t)(p->dbase - p->map_len);
+
+	if (hist__perf_grow((void **)&p->xbuf, cap, have + size + 1, 1))
+		return -1;
+	while (got < size) {
+		ssize_t n = read(fd, p->xbuf + have + got, size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!n)
+				errno = EIO;	/* shrank while we read it */
+			return -1;
+		}
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+int hist__perf_load_dir(struct hist_tracedat *td)
+{
+	struct hist__perf *p = td->perf;
+	size_t cap = 0, n = strlen(td->perf_dir) + 32;
+	char *path = malloc(n);
+	uint32_t k;
+	int ret = 0;
+
+	if (!path)
+		return hist__perf_err(td, -HIST_ENOMEM, "out of memory");
+	/* data.0, data.1, ...: one per recording thread, numbered densely */
+	for (k = 0;; k++) {
+		struct stat st;
+		int fd;
+
+		snprintf(path, n, "%s/data.%u", td->perf_dir, k);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0 && errno == ENOENT)
+			break;
+		if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+			ret = hist__perf_err(td, -HIST_EINVAL, "%s: %s", path,
+					     fd < 0 ? strerror(errno) : "not a regular file");
+			if (fd >= 0)
+				close(fd);
+			break;
+		}
+		if ((uint64_t)st.st_size > E_OFF_MASK - p->dbase ||
+		    hist__perf_grow((void **)&p->segs, &p->cap_segs, p->nr_segs + 1,
+				    sizeof(*p->segs))) {
+			close(fd);
+			ret = hist__perf_err(td, -HIST_ENOMEM, "%s: too large to read", path);
+			break;
+		}
+		if (read_into(p, fd, (size_t)st.st_size, &cap)) {
+			ret = hist__perf_err(td, -HIST_EINVAL, "cannot read %s: %s", path,
+					     strerror(errno));
+			close(fd);
+			break;
+		}
+		close(fd);
+		p->segs[p->nr_segs][0] = p->dbase;
+		p->dbase += (uint64_t)st.st_size;
+		p->segs[p->nr_segs++][1] = p->dbase;
+	}
+	if (!ret && !k)
+		ret = hist__perf_err(td, -HIST_EINVAL, "%s: no data.0 next to the header file "
+				     "(a perf record --threads directory)", td->perf_dir);
+	free(path);
+	return ret;
+}
+
+const char *hist__perf_where(const struct hist__perf *p, uint64_t off, char *buf, size_t len)
+{
+	size_t k;
+
+	for (k = 1; k < p->nr_segs && off >= p->map_len && off < p->dbase; k++)
+		if (off >= p->segs[k][0] && off < p->segs[k][1]) {
+			snprintf(buf, len, "data.%u offset %llu", (unsigned)k - 1,
+				 (unsigned long long)(off - p->segs[k][0]));
+			return buf;
+		}
+	snprintf(buf, len, "offset %llu", (unsigned long long)off);
+	return buf;
 }

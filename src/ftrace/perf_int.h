@@ -59,6 +59,7 @@ enum {
 #define FEAT_OSRELEASE 4
 #define FEAT_ARCH 6
 #define FEAT_NRCPUS 7
+#define FEAT_DIR_FORMAT 24
 #define FEAT_BITS 256
 
 /* Callchain context markers are the top 4095 values of a u64. */
@@ -69,7 +70,8 @@ enum {
  * An index entry: the record's offset in the data (bits 0-46), whether
  * it is a LOST/LOST_SAMPLES record rather than a sample (bit 47) and its
  * attribute (bits 48-63).  Offsets past the mapped file point into the
- * decompressed buffer (perf record -z).
+ * per-thread files of a directory (xbuf: perf record --threads), then
+ * into the decompressed buffer (dbuf: perf record -z).
  */
 #define E_OFF_MASK ((UINT64_C(1) << 47) - 1)
 #define E_LOST (UINT64_C(1) << 47)
@@ -119,6 +121,16 @@ struct hist__perf {
 	int be;
 	const uint8_t *map;	/* td->map */
 	size_t map_len;
+	/*
+	 * perf record --threads: the directory's data.N files, read one
+	 * after the other into xbuf (offsets map_len..dbase); the walk takes
+	 * segs[0] (the header file's data section), then one seg per file.
+	 */
+	uint8_t *xbuf;
+	uint64_t dbase;		/* map_len + the bytes in xbuf */
+	uint64_t (*segs)[2];	/* [start, end) of each data range */
+	size_t nr_segs, cap_segs, seg_i;
+	int dir_format;		/* the header says: a directory's header file */
 	uint8_t *dbuf;		/* decompressed COMPRESSED records */
 	size_t dlen, dcap;
 	ZSTD_DStream *zs;
@@ -182,6 +194,19 @@ struct hist__perf {
 	uint64_t (*idx)[2];	/* ID_INDEX: id, cpu */
 	size_t nr_idx, cap_idx;
 
+	/*
+	 * hist_tracedat_set_pid_gate(): only the records the kernel's pid
+	 * filter passes for the tree of gate_root; the fields it reads
+	 * (offset + 1, 0: the event lacks it) and the last answer.
+	 */
+	int gate_on;
+	int32_t gate_root;
+	uint32_t g_switch, g_wake[3];	/* event ids + 1 */
+	uint32_t g_prev, g_next, g_wake_pid[3];
+	int32_t g_last_pid;
+	int g_last_in;
+	size_t g_last_nr;	/* nr_pids when g_last_* was found */
+
 	uint64_t nr_bad;	/* samples skipped */
 	char bad[200];		/* message for the first of them */
 	int bad_pending;
@@ -218,6 +243,15 @@ void hist__perf_note_tdata(struct hist_tracedat *td, const uint8_t *b, uint64_t 
 /* The id in the sample_id trailer of a non-sample record R, 0 if none. */
 uint64_t hist__perf_trailer_id(const struct hist__perf *p, const uint8_t *r,
 			       uint32_t size) HIST__INTERNAL;
+/*
+ * perf record --threads: read the data.N files of directory td->perf_dir
+ * into p->xbuf, one data range each after the header file's.  0, or a
+ * negative errno with td->err set.
+ */
+int hist__perf_load_dir(struct hist_tracedat *td) HIST__INTERNAL;
+/* "offset N" or "data.K offset N": where offset OFF of the data is. */
+const char *hist__perf_where(const struct hist__perf *p, uint64_t off, char *buf,
+			     size_t len) HIST__INTERNAL;
 /* The CPU the ID_INDEX records give event id ID; 0 if none. */
 uint32_t hist__perf_id_cpu(const struct hist__perf *p, uint64_t id) HIST__INTERNAL;
 
@@ -233,10 +267,12 @@ static inline uint32_t g32(const struct hist__perf *p, const uint8_t *b)
 	return hist__get32(b, p->be);
 }
 
-/* Offset OFF of the data: in the mapped file, or past it in dbuf. */
+/* Offset OFF of the data: in the mapped file, or past it in xbuf, dbuf. */
 static inline const uint8_t *at(const struct hist__perf *p, uint64_t off)
 {
-	return off < p->map_len ? p->map + off : p->dbuf + (off - p->map_len);
+	if (hist__likely(off < p->map_len))
+		return p->map + off;
+	return off < p->dbase ? p->xbuf + (off - p->map_len) : p->dbuf + (off - p->dbase);
 }
 
 /* The slot of ID in the id table (id_key[slot] == 0: not there). */

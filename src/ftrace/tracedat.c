@@ -1217,10 +1217,12 @@ struct hist_tracedat *hist_tracedat_open(const char *path, char *errbuf, size_t 
 	struct hist_tracedat *td;
 	struct stat st;
 	const char *what;
+	char *dir_hdr = hist__perf_dir_header(path);	/* perf record --threads */
 	int fd;
 
 	/* O_NONBLOCK: a FIFO is refused below, not waited on */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	fd = open(dir_hdr ? dir_hdr : path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	free(dir_hdr);
 	if (fd < 0) {
 		hist__msg(errbuf, errlen, "trace.dat: cannot open %s: %s", path,
 			  strerror(errno));
@@ -1244,6 +1246,12 @@ struct hist_tracedat *hist_tracedat_open(const char *path, char *errbuf, size_t 
 		return NULL;
 	}
 	td->fd = fd;
+	if (dir_hdr && !(td->perf_dir = strdup(path))) {
+		hist__msg(errbuf, errlen, "trace.dat: out of memory");
+		close(fd);
+		free(td);
+		return NULL;
+	}
 	td->map_len = (size_t)st.st_size;
 	td->map = mmap(NULL, td->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (td->map == MAP_FAILED) {
@@ -1251,6 +1259,7 @@ struct hist_tracedat *hist_tracedat_open(const char *path, char *errbuf, size_t 
 		hist__msg(errbuf, errlen, "trace.dat: cannot map %s: %s", path,
 			  strerror(errno));
 		close(fd);
+		free(td->perf_dir);
 		free(td);
 		return NULL;
 	}
@@ -1264,6 +1273,7 @@ struct hist_tracedat *hist_tracedat_open(const char *path, char *errbuf, size_t 
 				  strerror(errno));
 			close(fd);
 			free(td->map);
+			free(td->perf_dir);
 			free(td);
 			return NULL;
 		}
@@ -1296,6 +1306,7 @@ void hist_tracedat_close(struct hist_tracedat *td)
 		return;
 	hist__streams_free(td);
 	hist__perf_free(td);
+	free(td->perf_dir);
 	for (i = 0; i < td->nr_events; i++)
 		hist_ftrace_event_free(td->events[i]);
 	free(td->events);

@@ -34,4 +34,10 @@ $P --synth=no -m 1 -a -o lost.perf.data -e raw_syscalls:sys_enter --filter 'comm
 	./lostwl if=/dev/zero of=/dev/null bs=1 count=30000 2>/dev/null
 rm -f lostwl
 
-chmod 644 *.perf.data
+# perf record --threads: a directory (the header file data, the records
+# of each recording thread in data.N), one mmap thread per CPU
+rm -rf threads.perf.data
+$P --threads -a -o threads.perf.data -e raw_syscalls:sys_enter --filter "$WK" \
+	-e sched:sched_process_exec -- sh -c "$WL"
+
+chmod 644 *.perf.data threads.perf.data/*
