@@ -877,6 +877,73 @@ static void test_threads_dir(void)
 	hist_tracedat_close(td);
 }
 
+/* The execs a walk of sched.perf.data hands out: how many, and how many
+ * of the workload's programs (sh -c of ls, cat and sleep: record.sh). */
+static void count_execs(struct hist_tracedat *td, int *all, int *wl, int32_t *first_pid)
+{
+	const struct hist_ftrace_event *ev = hist_tracedat_find_event(td, "sched",
+								     "sched_process_exec");
+	struct hist_ftrace_record rec;
+	uint32_t i, foff = 0;
+
+	*all = *wl = 0;
+	T_ASSERT(ev != NULL);
+	if (!ev)
+		return;
+	for (i = 0; i < ev->desc.nr_fields; i++)
+		if (!strcmp(ev->desc.fields[i].name, "filename"))
+			foff = ev->desc.fields[i].offset;
+	while (hist_tracedat_next(td, &rec) > 0) {
+		uint32_t loc;
+		char name[64];
+
+		if (rec.type != ev->desc.id || rec.len < foff + 4)
+			continue;
+		if (!*all && first_pid)
+			memcpy(first_pid, rec.data + 4, 4);
+		memcpy(&loc, rec.data + foff, 4);
+		snprintf(name, sizeof(name), "%.*s", (int)(loc >> 16),
+			 (const char *)rec.data + (loc & 0xffff));
+		(*all)++;
+		*wl += !strcmp(name, "/usr/bin/ls") || !strcmp(name, "/usr/bin/cat") ||
+		       !strcmp(name, "/usr/bin/sh") || !strcmp(name, "/usr/bin/sleep");
+	}
+}
+
+/*
+ * --pid over a system-wide recording (sched.perf.data, made while other
+ * builds ran): the gate keeps the workload's tree (the sh perf started,
+ * its ls and cat) and drops everyone else's execs; a trace.dat refuses
+ * it.  The kernel's own gated hists are the oracle's cases-perf.
+ */
+static void test_pid_gate(void)
+{
+	char msg[400];
+	struct hist_tracedat *td = hist_tracedat_open(DATA "sched.perf.data", msg, sizeof(msg));
+	int all, wl, gall, gwl;
+	int32_t root = 0;
+
+	T_ASSERT(td != NULL);
+	if (!td)
+		return;
+	count_execs(td, &all, &wl, &root);
+	T_ASSERT(root > 0 && wl >= 8 && all > wl);
+	T_EQ(hist_tracedat_set_pid_gate(td, root), 0);
+	hist_tracedat_rewind(td);
+	count_execs(td, &gall, &gwl, NULL);
+	/* sh, 3 x (ls, cat), sleep: the workload's, nothing else */
+	T_EQ(gall, 8);
+	T_EQ(gwl, 8);
+	printf("# sched.perf.data: %d execs, %d under --pid %d\n", all, gall, (int)root);
+	hist_tracedat_close(td);
+
+	td = hist_tracedat_open("test/data/sched.v7-zstd.dat", msg, sizeof(msg));
+	T_ASSERT(td != NULL);
+	if (td)
+		T_EQ(hist_tracedat_set_pid_gate(td, 1), -HIST_EINVAL);
+	hist_tracedat_close(td);
+}
+
 static void test_not_perf(void)
 {
 	uint8_t b[64];
@@ -989,6 +1056,7 @@ int main(void)
 	T_RUN(test_truncated);
 	T_RUN(test_corrupt_sample);
 	T_RUN(test_threads_dir);
+	T_RUN(test_pid_gate);
 	T_RUN(test_not_perf);
 	T_RUN(test_flips);
 	return T_DONE();

@@ -263,6 +263,21 @@ static int pid_add(struct hist_tracedat *td, int32_t pid, int32_t parent, uint64
 	e->exec = (uint8_t)exec;
 	if (clen > 15)
 		clen = 15;
+	/*
+	 * perf synthesizes the COMM of a task that was running before it
+	 * started (time 0) from /proc/PID/comm, which for a workqueue worker
+	 * is its comm, '-' and what it works on (fs/proc/array.c,
+	 * proc_task_name(), wq_worker_comm()): "kworker/1:0-events" where
+	 * the kernel's tracing says "kworker/1:0".  Such a comm has no '-'
+	 * of its own (a rescuer's "kworker/R-NAME" keeps its '-').
+	 */
+	if (comm && !ts && !exec && clen > 8 && !memcmp(comm, "kworker/", 8) &&
+	    !(clen > 9 && comm[8] == 'R' && comm[9] == '-')) {
+		const char *dash = memchr(comm + 8, '-', clen - 8);
+
+		if (dash)
+			clen = (size_t)(dash - comm);
+	}
 	if (comm)
 		memcpy(e->comm, comm, clen);
 	h = ph_find(p, pid);
