@@ -33,6 +33,8 @@ static const char usage_text[] =
 	"TRACE.dat '-' reads the recording from standard input.\n"
 	"Replay the records of TRACE.dat through Linux hist triggers (libhist)\n"
 	"and print each event's hist file, as `cat events/*/*/hist` would.\n"
+	"TRACE.dat may also be a perf.data (perf record -e SYSTEM:EVENT), or\n"
+	"the directory perf record --threads writes.\n"
 	"\n"
 	"  -t, --trigger 'SYSTEM/EVENT COMMAND'\n"
 	"                        attach a trigger command (repeatable, applied in\n"
