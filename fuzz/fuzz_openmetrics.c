@@ -5,7 +5,8 @@
  * hist trigger of every event goes through the OpenMetrics writer (both
  * formats, with quantiles), the JSON writer with quantiles,
  * hist_reader_quantile() of every column at several Q, and a merge of
- * the table with itself, whose printed Hits must be twice the table's.
+ * the table with itself, whose printed Hits must be twice the table's,
+ * printed as the hist file and as JSON.
  */
 #include "fuzz_common.h"
 
@@ -99,6 +100,7 @@ static void om_check(hist_event *ev)
 					t.s, (unsigned long long)info->hits);
 				abort();
 			}
+			hist_merge_print_json(m, om_count, &bytes);
 		}
 		hist_merge_destroy(m);
 		hist_reader_destroy(r);

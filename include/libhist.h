@@ -879,6 +879,10 @@ int hist_merge_add(hist_merge *m, const struct hist_read_info *info,
 int hist_merge_add_reader(hist_merge *m, hist_reader *r);
 /* The merged hist file section: header, entries, Totals. */
 int hist_merge_print(hist_merge *m, hist_write_fn write, void *arg);
+/* The merged histogram as one JSON object: an element of
+ * hist_event_print_json()'s array, so a merge can be merged again.
+ * Variables hold the value of the input added last that set them. */
+int hist_merge_print_json(hist_merge *m, hist_write_fn write, void *arg);
 void hist_merge_destroy(hist_merge *m);
 
 #ifdef __cplusplus

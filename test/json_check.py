@@ -4,7 +4,8 @@
 against the schema documented in README.md ("JSON").  Used by
 test/test_iter.c; exits 0 when the file is valid, 1 with the reasons.
 
-  json_check.py [--replay | --live | --malloc] [--expect-comm-hex HEX]
+  json_check.py [--replay | --live | --malloc | --merge] [--expect-comm-hex HEX]
+                [--same-hists OTHER.json]
                 [--expect-entries N,N..] [--expect-hits N] [--expect-kind KIND]
                 [--expect-event SYSTEM/EVENT]... FILE
 """
@@ -85,11 +86,14 @@ def check_hist(where, h):
     fields = h.get("key_fields", [])
     for i, f in enumerate(fields):
         w = "%s.key_fields[%d]" % (where, i)
-        if check_keys(w, f, {"name", "kind", "width"}, ["name", "kind"]):
+        if check_keys(w, f, {"name", "kind", "width", "signed"}, ["name", "kind"]):
             if f["kind"] not in KINDS:
                 fail(w, "kind %r" % f["kind"])
             if (f["kind"] == "buckets") != ("width" in f):
                 fail(w, "width goes with buckets")
+            if "signed" in f and (f["signed"] is not True or
+                                  f["kind"] in ("string", "stacktrace")):
+                fail(w, "signed is true, and only for a numeric key")
     entries = h.get("entries", [])
     for i, e in enumerate(entries):
         w = "%s.entries[%d]" % (where, i)
@@ -146,6 +150,9 @@ def main():
     ap.add_argument("--replay", action="store_true")
     ap.add_argument("--live", action="store_true")
     ap.add_argument("--malloc", action="store_true")
+    ap.add_argument("--merge", action="store_true")
+    ap.add_argument("--same-hists", metavar="OTHER",
+                    help="the histograms must equal OTHER's, event by event")
     ap.add_argument("--expect-event", action="append", default=[])
     ap.add_argument("--expect-comm-hex")
     ap.add_argument("--expect-entries")
@@ -170,6 +177,8 @@ def main():
         optional = {"interval"}
     elif a.malloc:
         top = {"libhist", "program", "events"}
+    elif a.merge:
+        top = {"libhist", "events"}
     check_keys("document", doc, top | optional, sorted(top))
     # hist-live's per-CPU losses also say where they come from
     cpu_keys = {"cpu", "events", "unknown"}
@@ -205,6 +214,31 @@ def main():
     if a.expect_hits is not None and \
             not any(h["totals"]["hits"] == a.expect_hits for h in hists):
         fail("document", "no histogram with %d hits" % a.expect_hits)
+    if a.same_hists:
+        with open(a.same_hists, "rb") as f:
+            other = json.loads(f.read().decode("utf-8"))
+        theirs = {(e["system"], e["event"]): e["histograms"]
+                  for e in other.get("events", [])}
+        for ev in doc.get("events", []):
+            w = "%s/%s" % (ev.get("system"), ev.get("event"))
+            hs = theirs.get((ev.get("system"), ev.get("event")))
+            if hs is None or len(hs) != len(ev.get("histograms", [])):
+                fail(w, "not the histograms of %s" % a.same_hists)
+                continue
+            for j, (x, y) in enumerate(zip(ev["histograms"], hs)):
+                for k in sorted(set(x) | set(y)):
+                    if x.get(k) == y.get(k):
+                        continue
+                    if k != "entries" or len(x[k]) != len(y.get(k, [])):
+                        fail("%s[%d]" % (w, j), "%s differs from %s" %
+                             (k, a.same_hists))
+                        continue
+                    for i, (p, q) in enumerate(zip(x[k], y[k])):
+                        if p != q:
+                            fail("%s[%d].entries[%d]" % (w, j, i),
+                                 "%s\n  %s has %s" % (json.dumps(p),
+                                                       a.same_hists, json.dumps(q)))
+                            break
     if a.expect_kind and not any(f["kind"] == a.expect_kind for h in hists
                                  for f in h.get("key_fields", [])):
         fail("document", "no key of kind %r" % a.expect_kind)

@@ -65,6 +65,15 @@ static void test_single_cases(void)
 		if (sh(1, "hist-merge %s/one.json > %s/merged.txt", tmp, tmp) ||
 		    !same_files("one.txt", "merged.txt"))
 			T_FAILF("%s: the merge of one run is not the run", de->d_name);
+		/* --json: the run's own histograms (keys, texts, values,
+		 * variables, onmax/onchange blocks, snapshot, totals), which
+		 * merge again to the run */
+		if (sh(1, "hist-merge --json %s/one.json > %s/merged.json && python3 "
+		       "test/json_check.py --merge --same-hists %s/one.json %s/merged.json",
+		       tmp, tmp, tmp, tmp) ||
+		    sh(1, "hist-merge %s/merged.json > %s/merged.txt", tmp, tmp) ||
+		    !same_files("one.txt", "merged.txt"))
+			T_FAILF("%s: hist-merge --json of one run is not the run", de->d_name);
 		done++;
 	}
 	if (d)
@@ -134,6 +143,91 @@ static void test_cpu_split(void)
 		if (!same_files("w.n", "m.n"))
 			T_FAILF("%s: the per-CPU merge is not the whole", s->trace);
 	}
+}
+
+/* ---- time windows merge to the whole, variables included ------------------ */
+
+/*
+ * A recording replayed in three time windows (--to, --from/--to, --from)
+ * merges to the replay of the whole, JSON member for member: the sums,
+ * the variables (each entry's p, ts and the string c hold what the last
+ * window that set them wrote, as one table fed in time order holds the
+ * last write), the onmax() blocks with their saved fields (the larger
+ * max; on a tie the earlier window's, as the kernel keeps the first) and
+ * Totals.  Merging the merge of the first two windows with the third
+ * gives the same: a merge's JSON merges again.
+ */
+static void test_time_windows(void)
+{
+	static const char *const trig =
+		"-t 'sched/sched_switch hist:keys=next_pid:p=prev_prio,ts=common_timestamp,"
+		"c=prev_comm:onmax($p).save(prev_comm,prev_pid)' "
+		"-t 'sched/sched_wakeup hist:keys=pid:vals=prio:w=common_timestamp:"
+		"onmax($w).save(comm,target_cpu)'";
+	const char *tr = "test/data/sched.v7-zstd.dat";
+
+	T_EQ(sh(1, "hist-replay --json %s %s > %s/w.json", trig, tr, tmp), 0);
+	T_EQ(sh(1, "hist-replay --json --to 0.05 %s %s > %s/t1.json", trig, tr, tmp), 0);
+	T_EQ(sh(1, "hist-replay --json --from 0.05 --to 0.2 %s %s > %s/t2.json", trig, tr,
+		tmp), 0);
+	T_EQ(sh(1, "hist-replay --json --from 0.2 %s %s > %s/t3.json", trig, tr, tmp), 0);
+	/* the windows are real: each has entries, and the variables show */
+	T_EQ(sh(1, "for f in t1 t2 t3; do grep -q '\"vars\": \\[ { \"name\": \"p\"' "
+		"%s/$f.json || exit 1; done", tmp), 0);
+	T_EQ(sh(1, "hist-merge --json %s/t1.json %s/t2.json %s/t3.json > %s/m.json && "
+		"python3 test/json_check.py --merge --same-hists %s/w.json %s/m.json",
+		tmp, tmp, tmp, tmp, tmp, tmp), 0);
+	T_EQ(sh(1, "hist-merge --json %s/t1.json %s/t2.json > %s/m12.json && "
+		"hist-merge --json %s/m12.json %s/t3.json > %s/m3.json && "
+		"python3 test/json_check.py --merge --same-hists %s/w.json %s/m3.json",
+		tmp, tmp, tmp, tmp, tmp, tmp, tmp, tmp), 0);
+	/* and as text, the kernel's */
+	T_EQ(sh(1, "hist-replay %s %s > %s/w.txt && hist-merge %s/t1.json %s/t2.json "
+		"%s/t3.json > %s/m.txt", trig, tr, tmp, tmp, tmp, tmp, tmp), 0);
+	T_ASSERT(same_files("w.txt", "m.txt"));
+	/* the later window wins a variable: the reverse order differs */
+	T_EQ(sh(0, "hist-merge --json %s/t3.json %s/t2.json %s/t1.json > %s/r.json && "
+		"python3 test/json_check.py --merge --same-hists %s/w.json %s/r.json",
+		tmp, tmp, tmp, tmp, tmp, tmp), 1);
+}
+
+/*
+ * A signed key column sorts as signed whichever input says so: the
+ * return values of sys_exit split into a document of the non-negative
+ * ones and one of the negative ones, both without "signed" (as older
+ * documents are), merge to the whole, errors first.
+ */
+static void test_signed_column(void)
+{
+	static const char *const split =
+		"import json,sys\n"
+		"d=json.load(open(sys.argv[1]))\n"
+		"for part,keep in (('pos',lambda v:v>=0),('neg',lambda v:v<0)):\n"
+		"  o=json.loads(json.dumps(d))\n"
+		"  for ev in o['events']:\n"
+		"    for h in ev['histograms']:\n"
+		"      for f in h['key_fields']: f.pop('signed',None)\n"
+		"      h['entries']=[e for e in h['entries'] if keep(e['keys'][0]['value'])]\n"
+		"      h['totals']['hits']=sum(e['values'][0]['value'] for e in h['entries'])\n"
+		"      h['totals']['entries']=len(h['entries'])\n"
+		"  json.dump(o,open(sys.argv[2]+'/'+part+'.json','w'))\n";
+	const char *t = "-t 'raw_syscalls/sys_exit hist:keys=ret:sort=ret:size=65536'";
+	char py[300];
+	FILE *f;
+
+	snprintf(py, sizeof(py), "%s/split.py", tmp);
+
+	T_EQ(sh(1, "hist-replay --json %s test/data/syscalls.v7-zstd.dat > %s/s.json && "
+		"hist-replay %s test/data/syscalls.v7-zstd.dat > %s/s.txt", t, tmp, t, tmp), 0);
+	T_EQ(sh(1, "grep -q '\"value\": -' %s/s.json && grep -q '\"signed\": true' %s/s.json",
+		tmp, tmp), 0);
+	f = fopen(py, "w");
+	T_ASSERT(f && fputs(split, f) >= 0);
+	if (f)
+		fclose(f);
+	T_EQ(sh(1, "python3 %s %s/s.json %s", py, tmp, tmp), 0);
+	T_EQ(sh(1, "hist-merge %s/pos.json %s/neg.json > %s/sm.txt", tmp, tmp, tmp), 0);
+	T_ASSERT(same_files("s.txt", "sm.txt"));
 }
 
 /* ---- N copies ------------------------------------------------------------ */
@@ -269,7 +363,8 @@ static hist_ctx *run(const char *trigger, const uint64_t *vals, const uint64_t *
 	return ctx;
 }
 
-static char *merged(hist_event *a, hist_event *b)
+/* A and B merged, printed as the hist file or (JSON) as JSON. */
+static char *merged(hist_event *a, hist_event *b, bool json)
 {
 	struct buf *out = calloc(1, sizeof(*out));
 	hist_reader *ra, *rb;
@@ -282,7 +377,7 @@ static char *merged(hist_event *a, hist_event *b)
 	rb = hist_reader_create(b, 0, &err);
 	T_EQ(hist_merge_add_reader(m, ra), 0);
 	T_EQ(hist_merge_add_reader(m, rb), 0);
-	T_EQ(hist_merge_print(m, buf_write, out), 0);
+	T_EQ((json ? hist_merge_print_json : hist_merge_print)(m, buf_write, out), 0);
 	hist_reader_destroy(ra);
 	hist_reader_destroy(rb);
 	hist_merge_destroy(m);
@@ -304,8 +399,8 @@ static void test_tracks(void)
 	T_ASSERT(a && b);
 	if (!a || !b)
 		goto out;
-	s1 = merged(a, b);
-	s2 = merged(b, a);
+	s1 = merged(a, b, false);
+	s2 = merged(b, a, false);
 	/* the larger max (80, saved key 5), in either order */
 	T_ASSERT(s1 && strstr(s1, "max:         80  key:          5"));
 	T_ASSERT(s2 && strstr(s2, "max:         80  key:          5"));
@@ -319,8 +414,8 @@ static void test_tracks(void)
 	if (!a || !b)
 		goto out;
 	/* onchange: the later input's block (its last change: 5, key 6) */
-	s1 = merged(a, b);
-	s2 = merged(b, a);
+	s1 = merged(a, b, false);
+	s2 = merged(b, a, false);
 	T_ASSERT(s1 && strstr(s1, "changed:          5  key:          6"));
 	T_ASSERT(s2 && strstr(s2, "changed:         20  key:          3"));
 	free(s1);
@@ -357,7 +452,7 @@ static void test_enomem(void)
 	const char *tr = "hist:keys=name,key:m=val:vals=val.percent:onmax($m).save(key)";
 	hist_event *a;
 	hist_ctx *ca;
-	char *ref;
+	char *ref, *refj;
 	long n;
 
 	hist_set_allocator(&t_fail_alloc);
@@ -365,9 +460,10 @@ static void test_enomem(void)
 	T_ASSERT(a);
 	if (!a)
 		goto out;
-	ref = merged(a, a);
-	for (n = 0; ref; n++) {
-		struct buf *o = calloc(1, sizeof(*o));
+	ref = merged(a, a, false);
+	refj = merged(a, a, true);
+	for (n = 0; ref && refj; n++) {
+		struct buf *o = calloc(1, sizeof(*o)), *oj = calloc(1, sizeof(*oj));
 		hist_reader *r;
 		hist_merge *m;
 		long live = t_fa_live;
@@ -385,23 +481,29 @@ static void test_enomem(void)
 			ret = hist_merge_add_reader(m, r);
 		if (!ret)
 			ret = hist_merge_print(m, buf_write, o);
+		if (!ret)
+			ret = hist_merge_print_json(m, buf_write, oj);
 		hist_reader_destroy(r);
 		hist_merge_destroy(m);
 		t_fa_fail_at = -1;
 		T_EQ(t_fa_live, live);
 		if (!ret) {
 			T_STREQ(o->s, ref);
+			T_STREQ(oj->s, refj);
 			free(o);
+			free(oj);
 			break;
 		}
 		T_EQ(ret, -HIST_ENOMEM);
 		free(o);
+		free(oj);
 		if (n > 5000) {
 			T_FAILF("never succeeds");
 			break;
 		}
 	}
 	free(ref);
+	free(refj);
 	hist_ctx_destroy(ca);
 out:
 	hist_set_allocator(NULL);
@@ -415,6 +517,8 @@ int main(int argc, char **argv)
 		return 1;
 	T_RUN(test_single_cases);
 	T_RUN(test_cpu_split);
+	T_RUN(test_time_windows);
+	T_RUN(test_signed_column);
 	T_RUN(test_copies);
 	T_RUN(test_refusals);
 	T_RUN(test_tracks);

@@ -20,14 +20,18 @@
 #define PROG "hist-merge"
 
 static const char usage_text[] =
-	"usage: " PROG " FILE.json...\n"
+	"usage: " PROG " [--json] FILE.json...\n"
 	"\n"
 	"Merge the histograms of hist-replay --json / hist-live --json documents\n"
 	"(the same triggers, from several runs or machines) and print them as\n"
 	"the kernel prints each event's hist file: sums added, entries sorted,\n"
 	".percent/.graph and Totals recomputed, onmax() by the larger max,\n"
 	"onchange() by the later file.  Histograms are matched by event and\n"
-	"position; different triggers are refused.\n"
+	"position; different triggers are refused.  Variables keep the value of\n"
+	"the last file that set them.\n"
+	"\n"
+	"  --json   print the merged histograms as the same kind of JSON\n"
+	"           document (which hist-merge reads again)\n"
 	"\n"
 	"Exit status: 0 success; 1 different triggers; 2 bad usage, an\n"
 	"unreadable or malformed file, or an output error.\n";
@@ -531,6 +535,9 @@ static int rebuild(struct rebuilt *rb, const struct jv *h, const char *file)
 		}
 		rb->kf[i].kind = (uint32_t)kind;
 		getu(kf->v[i], "width", &rb->kf[i].width);
+		if (get(kf->v[i], "signed") && get(kf->v[i], "signed")->t == J_BOOL &&
+		    !strcmp(get(kf->v[i], "signed")->s, "true"))
+			rb->kf[i].is_signed = 1;
 	}
 	rb->info.key_fields = rb->kf;
 	rb->info.nr_key_fields = (uint32_t)kf->n;
@@ -539,7 +546,7 @@ static int rebuild(struct rebuilt *rb, const struct jv *h, const char *file)
 	for (i = 0; i < entries->n; i++) {
 		const struct jv *e = entries->v[i];
 		struct jv *keys = get(e, "keys"), *vals = get(e, "values"),
-			  *tracks = get(e, "tracks");
+			  *tracks = get(e, "tracks"), *vars = get(e, "vars");
 		struct hist_read_key *k;
 		struct hist_read_val *v;
 
@@ -590,6 +597,20 @@ static int rebuild(struct rebuilt *rb, const struct jv *h, const char *file)
 		rb->e[i].index = (uint32_t)i;
 		if (i == 0)
 			rb->info.nr_val_fields = (uint32_t)vals->n;
+		if (vars && vars->t == J_ARR && vars->n) {
+			struct hist_read_var *vv = keep(rb, xcalloc(vars->n, sizeof(*vv)));
+
+			for (j = 0; j < vars->n; j++) {
+				fill_var(&vv[j], vars->v[j]);
+				if (!vv[j].name) {
+					fprintf(stderr, PROG ": %s: entry %zu: a variable without "
+						"a name\n", file, i);
+					return -1;
+				}
+			}
+			rb->e[i].vars = vv;
+			rb->e[i].nr_vars = (uint32_t)vars->n;
+		}
 		if (tracks && tracks->t == J_ARR && tracks->n) {
 			struct hist_read_track *tr = keep(rb, xcalloc(tracks->n, sizeof(*tr)));
 
@@ -643,6 +664,23 @@ static int rebuild(struct rebuilt *rb, const struct jv *h, const char *file)
 	return 0;
 }
 
+/* S as a JSON string. */
+static void put_jstr(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
 static int out(void *arg, const char *buf, size_t len)
 {
 	return fwrite(buf, 1, len, arg) == len ? 0 : -1;
@@ -651,7 +689,7 @@ static int out(void *arg, const char *buf, size_t len)
 /* Merge histogram H_INDEX of event EV (from the first file) across all
  * inputs and print it.  Returns 0, 1 (different triggers) or 2. */
 static int merge_one(struct input *in, size_t nin, const char *sys, const char *name,
-		     size_t h_index, bool first_section)
+		     size_t h_index, bool first_section, bool json)
 {
 	hist_merge *m;
 	size_t f;
@@ -693,8 +731,10 @@ static int merge_one(struct input *in, size_t nin, const char *sys, const char *
 	}
 	if (!ret) {
 		if (!first_section)
-			fputs("\n\n", stdout);
-		if (hist_merge_print(m, out, stdout))
+			fputs(json ? ",\n  " : "\n\n", stdout);
+		else if (json)
+			fputs("\n  ", stdout);
+		if ((json ? hist_merge_print_json : hist_merge_print)(m, out, stdout))
 			ret = 2;
 	}
 	hist_merge_destroy(m);
@@ -706,8 +746,14 @@ int main(int argc, char **argv)
 	struct input *in;
 	struct jv *evs;
 	size_t nin, i, j;
+	bool json = false;
 	int ret = 0;
 
+	if (argc > 1 && !strcmp(argv[1], "--json")) {
+		json = true;
+		argv++;
+		argc--;
+	}
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		fputs(usage_text, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
@@ -744,6 +790,8 @@ int main(int argc, char **argv)
 	/* every event and histogram of the first file, in its order; the
 	 * others must have the same */
 	evs = events_of(&in[0]);
+	if (json)
+		printf("{\n  \"libhist\": \"%s\",\n  \"events\": [", hist_version());
 	for (i = 0; i < evs->n && !ret; i++) {
 		const char *sys = gets_(evs->v[i], "system"), *name = gets_(evs->v[i], "event");
 		struct jv *hs = get(evs->v[i], "histograms");
@@ -763,9 +811,20 @@ int main(int argc, char **argv)
 				ret = 1;
 			}
 		}
+		if (json && !ret) {
+			fputs(i ? ",\n    { \"system\": " : "\n    { \"system\": ", stdout);
+			put_jstr(stdout, sys);
+			fputs(", \"event\": ", stdout);
+			put_jstr(stdout, name);
+			fputs(",\n      \"histograms\": [", stdout);
+		}
 		for (j = 0; j < hs->n && !ret; j++)
-			ret = merge_one(in, nin, sys, name, j, j == 0);
+			ret = merge_one(in, nin, sys, name, j, j == 0, json);
+		if (json && !ret)
+			fputs(hs->n ? "\n      ] }" : "] }", stdout);
 	}
+	if (json && !ret)
+		fputs(evs->n ? "\n  ]\n}\n" : "]\n}\n", stdout);
 	if (!ret && (fflush(stdout) || ferror(stdout))) {
 		fprintf(stderr, PROG ": standard output: %s\n", strerror(errno));
 		ret = 2;

@@ -58,9 +58,7 @@ struct hist_reader {
 	struct hist_read_var saved[HIST__FVARS_MAX];
 };
 
-/* Copy SRC to DST (CAP bytes) without the padding: leading and trailing
- * blanks dropped, inner runs of blanks squeezed to one space. */
-static void squeeze(char *dst, size_t cap, const char *src)
+void hist__squeeze(char *dst, size_t cap, const char *src)
 {
 	size_t n = 0;
 	bool blank = false;
@@ -211,7 +209,7 @@ static void fill_key(const struct hist__hist *h, uint32_t i, const uint8_t *key,
 	hist__sb_init_buf(&sb, raw, sizeof(raw));
 	hist__key_print_value(&sb, h, k, slot, comm);
 	hist__sb_finish(&sb);
-	squeeze(kb->text, sizeof(kb->text), raw);
+	hist__squeeze(kb->text, sizeof(kb->text), raw);
 	out->text = kb->text;
 }
 

@@ -254,6 +254,10 @@ static void put_key_fields(struct hist__sb *sb, const struct hist_read_key *keys
 			hist__sb_puts(sb, ", \"width\": ");
 			put_u64(sb, keys[i].width);
 		}
+		/* a signed field sorts as signed (hist-merge reads it back) */
+		if (keys[i].is_signed && keys[i].kind != HIST_KEY_STRING &&
+		    keys[i].kind != HIST_KEY_STACKTRACE)
+			hist__sb_puts(sb, ", \"signed\": true");
 		hist__sb_puts(sb, " }");
 	}
 	hist__sb_puts(sb, n ? " ]" : "]");
@@ -313,12 +317,9 @@ static int put_quantiles(struct hist__sb *sb, hist_reader *r,
 	return 0;
 }
 
-static int put_hist(struct hist__sb *sb, hist_reader *r,
-		    const struct hist_print_opts *o)
+void hist__json_hist(struct hist__sb *sb, const struct hist_read_info *info,
+		     const struct hist_read_entry *(*next)(void *arg), void *arg)
 {
-	int ret = 0;
-
-	const struct hist_read_info *info = hist_reader_info(r);
 	const struct hist_read_entry *e;
 	bool first = true;
 
@@ -332,7 +333,7 @@ static int put_hist(struct hist__sb *sb, hist_reader *r,
 	}
 	put_key_fields(sb, info->key_fields, info->nr_key_fields);
 	hist__sb_puts(sb, ",\n    \"entries\": [");
-	while ((e = hist_reader_next(r))) {
+	while ((e = next(arg))) {
 		hist__sb_puts(sb, first ? "\n      " : ",\n      ");
 		first = false;
 		put_entry(sb, e);
@@ -358,6 +359,19 @@ static int put_hist(struct hist__sb *sb, hist_reader *r,
 	hist__sb_puts(sb, ", \"dropped\": ");
 	put_u64(sb, info->dropped);
 	hist__sb_puts(sb, " }");
+}
+
+static const struct hist_read_entry *reader_next(void *arg)
+{
+	return hist_reader_next(arg);
+}
+
+static int put_hist(struct hist__sb *sb, hist_reader *r,
+		    const struct hist_print_opts *o)
+{
+	int ret = 0;
+
+	hist__json_hist(sb, hist_reader_info(r), reader_next, r);
 	if (o && o->nr_quantiles)
 		ret = put_quantiles(sb, r, o);
 	hist__sb_puts(sb, " }");

@@ -6,7 +6,9 @@
  * The inputs are read-outs (struct hist_read_info and entries, from a
  * hist_reader or rebuilt from JSON); each entry is copied.  Entries with
  * the same keys are one entry: sums added, onmax() blocks keep the larger
- * max with its saved fields, onchange() blocks the one added last.  The
+ * max with its saved fields, onchange() blocks and variables the ones
+ * added last (a variable holds the value written last; one the later
+ * input never set keeps the earlier value).  The
  * printer then does what the kernel's does on the merged table: sort by
  * the trigger's sort keys (its comparison rules: numbers by value, signed
  * ones as signed, strings by strncmp, comm and stacks unordered, ties by
@@ -36,16 +38,28 @@ struct mkey {
 
 struct mtrack {
 	uint32_t handler;
+	char *var;		/* the tracked variable as written: "$lat" */
 	uint64_t value;
 	char **saved;		/* printed as strings (NULL: a number) */
 	uint64_t *saved_num;
+	bool *saved_set;	/* false: the field was never saved (JSON null) */
 	uint32_t nr_saved;
 	char **saved_names;
+};
+
+/* A user variable of an entry (name=expr). */
+struct mvar {
+	char *name;
+	char *str;		/* string variables: the text (NULL: unset) */
+	uint64_t value;
+	uint32_t set, is_string;
 };
 
 struct mentry {
 	struct mkey keys[MERGE_KEYS];
 	uint64_t vals[MERGE_VALS];
+	struct mvar *vars;
+	uint32_t nr_vars;
 	struct mtrack *tracks;
 	uint32_t nr_tracks;
 	uint32_t seq;		/* order of adding: onchange() keeps the last */
@@ -59,9 +73,12 @@ struct sort_key {
 
 struct hist_merge {
 	char *trigger;
+	char *name;		/* name= of a shared table, or NULL */
 	uint32_t paused, inputs;
 	uint32_t nr_keys, nr_vals;
 	char *key_names[MERGE_KEYS];
+	/* key_signed: a signed field in any input (a run that saw only
+	 * positive values cannot tell), so all sort alike */
 	uint32_t key_kind[MERGE_KEYS], key_signed[MERGE_KEYS], key_symoff[MERGE_KEYS];
 	uint64_t key_width[MERGE_KEYS];
 	bool key_comm[MERGE_KEYS];	/* a comm key: strings without order */
@@ -116,7 +133,13 @@ static void free_entry(struct mentry *e)
 	if (!e)
 		return;
 	free_keys(e);
+	for (i = 0; i < e->nr_vars; i++) {
+		hist__free(e->vars[i].name);
+		hist__free(e->vars[i].str);
+	}
+	hist__free(e->vars);
 	for (i = 0; i < e->nr_tracks; i++) {
+		hist__free(e->tracks[i].var);
 		for (j = 0; j < e->tracks[i].nr_saved; j++) {
 			hist__free(e->tracks[i].saved[j]);
 			hist__free(e->tracks[i].saved_names[j]);
@@ -124,6 +147,7 @@ static void free_entry(struct mentry *e)
 		hist__free(e->tracks[i].saved);
 		hist__free(e->tracks[i].saved_names);
 		hist__free(e->tracks[i].saved_num);
+		hist__free(e->tracks[i].saved_set);
 	}
 	hist__free(e->tracks);
 	hist__free(e);
@@ -169,23 +193,50 @@ static int copy_tracks(struct mentry *d, const struct hist_read_entry *e)
 
 		m->handler = t->handler;
 		m->value = t->value;
+		m->var = dup_or_null(t->var ? t->var : "", &ret);
 		if (!t->nr_saved)
 			continue;
 		m->saved = hist__zalloc(t->nr_saved * sizeof(*m->saved));
 		m->saved_names = hist__zalloc(t->nr_saved * sizeof(*m->saved_names));
 		m->saved_num = hist__zalloc(t->nr_saved * sizeof(*m->saved_num));
-		if (!m->saved || !m->saved_names || !m->saved_num)
+		m->saved_set = hist__zalloc(t->nr_saved * sizeof(*m->saved_set));
+		if (!m->saved || !m->saved_names || !m->saved_num || !m->saved_set)
 			return -HIST_ENOMEM;
 		m->nr_saved = t->nr_saved;
 		for (j = 0; j < t->nr_saved; j++) {
 			const struct hist_read_var *v = &t->saved[j];
 
 			m->saved_names[j] = dup_or_null(v->name, &ret);
+			m->saved_set[j] = v->set;
 			if (v->is_string)
 				m->saved[j] = dup_or_null(v->set && v->str ? v->str : "(null)", &ret);
 			else
 				m->saved_num[j] = v->set ? v->value : 0;
 		}
+	}
+	return ret;
+}
+
+static int copy_vars(struct mentry *d, const struct hist_read_entry *e)
+{
+	uint32_t i;
+	int ret = 0;
+
+	if (!e->nr_vars)
+		return 0;
+	d->vars = hist__zalloc(e->nr_vars * sizeof(*d->vars));
+	if (!d->vars)
+		return -HIST_ENOMEM;
+	d->nr_vars = e->nr_vars;
+	for (i = 0; i < e->nr_vars && !ret; i++) {
+		const struct hist_read_var *v = &e->vars[i];
+
+		d->vars[i].name = dup_or_null(v->name ? v->name : "", &ret);
+		d->vars[i].set = v->set;
+		d->vars[i].is_string = v->is_string;
+		d->vars[i].value = v->value;
+		if (v->is_string && v->set && v->str)
+			d->vars[i].str = dup_or_null(v->str, &ret);
 	}
 	return ret;
 }
@@ -307,6 +358,7 @@ static int set_columns(struct hist_merge *m, const struct hist_read_info *info)
 	if (info->nr_key_fields > MERGE_KEYS || info->nr_val_fields > MERGE_VALS)
 		return -HIST_E2BIG;
 	m->trigger = dup_or_null(info->trigger, &ret);
+	m->name = dup_or_null(info->name, &ret);
 	m->paused = info->paused;
 	m->nr_keys = info->nr_key_fields;
 	m->nr_vals = info->nr_val_fields;
@@ -383,6 +435,8 @@ static int add(hist_merge *m, const struct hist_read_info *info,
 		   m->nr_keys != info->nr_key_fields || m->nr_vals != info->nr_val_fields) {
 		return -HIST_EINVAL;	/* a different trigger */
 	}
+	for (j = 0; j < m->nr_keys; j++)
+		m->key_signed[j] |= info->key_fields[j].is_signed;
 	for (i = 0; i < n; i++) {
 		const struct hist_read_entry *src = &entries[i];
 		struct mentry *e;
@@ -393,10 +447,14 @@ static int add(hist_merge *m, const struct hist_read_info *info,
 		if (!e)
 			return -HIST_ENOMEM;
 		e->seq = m->seq;
-		for (j = 0; j < src->nr_keys && !ret; j++)
+		for (j = 0; j < src->nr_keys && !ret; j++) {
 			ret = copy_key(&e->keys[j], &src->keys[j]);
+			m->key_signed[j] |= src->keys[j].is_signed;
+		}
 		for (j = 0; j < src->nr_vals; j++)
 			e->vals[j] = src->vals[j].value;
+		if (!ret)
+			ret = copy_vars(e, src);
 		if (!ret)
 			ret = copy_tracks(e, src);
 		if (!ret)
@@ -523,6 +581,15 @@ static void combine(const struct hist_merge *m, struct mentry *a, struct mentry 
 
 	for (i = 0; i < m->nr_vals; i++)
 		a->vals[i] += b->vals[i];
+	for (i = 0; i < a->nr_vars && i < b->nr_vars; i++) {
+		struct mvar v;
+
+		if (!b->vars[i].set)
+			continue;
+		v = a->vars[i];
+		a->vars[i] = b->vars[i];
+		b->vars[i] = v;		/* freed with B */
+	}
 	for (i = 0; i < a->nr_tracks && i < b->nr_tracks; i++) {
 		struct mtrack t;
 
@@ -609,7 +676,7 @@ static int cmp_print(const void *pa, const void *pb, void *arg)
 				c = 0;
 			else if (x->kind == HIST_KEY_STRING)
 				c = cmp_str(x->str, y->str);
-			else if (x->is_signed)
+			else if (m->key_signed[sk->key])
 				c = (int64_t)x->value < (int64_t)y->value ? -1 :
 				    (int64_t)x->value > (int64_t)y->value;
 			else
@@ -731,27 +798,44 @@ static void print_tracks(struct hist__sb *sb, const struct mentry *e)
 	}
 }
 
-int hist_merge_print(hist_merge *m, hist_write_fn write, void *arg)
+/* Merge and sort (again: idempotent); the column totals and maxima. */
+static int prepare(struct hist_merge *m, uint64_t *total, uint64_t *max)
 {
-	uint64_t total[MERGE_VALS] = { 0 }, max[MERGE_VALS] = { 0 };
-	struct hist__sb sb;
 	size_t i;
 	uint32_t j;
 	int ret;
 
-	if (!m || !write || !m->trigger)
+	if (!m->trigger)
 		return -HIST_EINVAL;
 	ret = combine_all(m);
 	if (!ret)
 		ret = hist__sort((void **)m->e, m->n, cmp_print, m);
 	if (ret)
 		return ret;
+	memset(total, 0, MERGE_VALS * sizeof(*total));
+	memset(max, 0, MERGE_VALS * sizeof(*max));
 	for (i = 0; i < m->n; i++)
 		for (j = 0; j < m->nr_vals; j++) {
 			total[j] += m->e[i]->vals[j];
 			if (m->e[i]->vals[j] > max[j])
 				max[j] = m->e[i]->vals[j];
 		}
+	return 0;
+}
+
+int hist_merge_print(hist_merge *m, hist_write_fn write, void *arg)
+{
+	uint64_t total[MERGE_VALS], max[MERGE_VALS];
+	struct hist__sb sb;
+	size_t i;
+	uint32_t j;
+	int ret;
+
+	if (!m || !write)
+		return -HIST_EINVAL;
+	ret = prepare(m, total, max);
+	if (ret)
+		return ret;
 	hist__sb_init(&sb, write, arg);
 	hist__sb_puts(&sb, "# event histogram\n#\n# trigger info: ");
 	hist__sb_puts(&sb, m->trigger);
@@ -790,6 +874,214 @@ int hist_merge_print(hist_merge *m, hist_write_fn write, void *arg)
 	return hist__sb_finish(&sb);
 }
 
+/* ---- JSON --------------------------------------------------------------- */
+
+#define MERGE_TEXT 512
+
+/* The read-out of the merged table, one entry at a time. */
+struct jwalk {
+	const struct hist_merge *m;
+	const uint64_t *total, *max;
+	size_t next;
+	struct hist_read_entry e;
+	struct hist_read_key keys[MERGE_KEYS];
+	char text[MERGE_KEYS][MERGE_TEXT];
+	struct hist_read_val vals[MERGE_VALS];
+	struct hist_read_var *vars;	/* max_vars */
+	struct hist_read_track *tracks;	/* max_tracks */
+	struct hist_read_var *saved;	/* max_tracks * max_saved */
+	uint32_t max_vars, max_tracks, max_saved;
+};
+
+/* Key column I of the merged table as the reader gives it; TEXT holds
+ * its hist-file text squeezed (the reader's "text"). */
+static void read_key(const struct hist_merge *m, uint32_t i, const struct mkey *k,
+		     struct hist_read_key *out, char *text)
+{
+	char raw[MERGE_TEXT];
+	struct hist__sb sb;
+
+	memset(out, 0, sizeof(*out));
+	out->name = m->key_names[i];
+	out->kind = k->kind;
+	out->is_signed = m->key_signed[i];
+	out->value = k->value;
+	out->str = k->str;
+	out->width = m->key_width[i];
+	if (k->kind == HIST_KEY_STACKTRACE) {
+		out->frames = k->frames;
+		out->frame_text = (const char *const *)k->frame_text;
+		out->nr_frames = k->nr_frames;
+		return;
+	}
+	hist__sb_init_buf(&sb, raw, sizeof(raw));
+	print_key(&sb, m, k, i);
+	hist__sb_finish(&sb);
+	hist__squeeze(text, MERGE_TEXT, raw);
+	out->text = text;
+}
+
+static void read_var(const struct mvar *v, struct hist_read_var *out)
+{
+	out->name = v->name;
+	out->value = v->value;
+	out->str = v->str;
+	out->set = v->set;
+	out->is_string = v->is_string;
+}
+
+static const struct hist_read_entry *jwalk_next(void *arg)
+{
+	struct jwalk *w = arg;
+	const struct hist_merge *m = w->m;
+	const struct mentry *e;
+	uint32_t i, j;
+
+	if (w->next >= m->n)
+		return NULL;
+	e = m->e[w->next];
+	memset(&w->e, 0, sizeof(w->e));
+	w->e.index = (uint32_t)w->next++;
+	for (i = 0; i < m->nr_keys; i++)
+		read_key(m, i, &e->keys[i], &w->keys[i], w->text[i]);
+	for (i = 0; i < m->nr_vals; i++) {
+		struct hist_read_val *v = &w->vals[i];
+		uint32_t pc;
+
+		v->name = m->val_names[i];
+		v->value = e->vals[i];
+		v->flags = m->val_flags[i];
+		v->percent = 0;
+		if (v->flags & (HIST_VAL_PERCENT | HIST_VAL_GRAPH)) {
+			pc = hist__percentage(v->value, v->flags & HIST_VAL_PERCENT ?
+					      w->total[i] : w->max[i]);
+			v->percent = pc == UINT32_MAX ? -1 : (int32_t)pc;
+		}
+	}
+	for (i = 0; i < e->nr_vars; i++)
+		read_var(&e->vars[i], &w->vars[i]);
+	for (i = 0; i < e->nr_tracks; i++) {
+		const struct mtrack *t = &e->tracks[i];
+		struct hist_read_track *o = &w->tracks[i];
+		struct hist_read_var *sv = w->saved + (size_t)i * w->max_saved;
+
+		o->handler = t->handler;
+		o->var = t->var;
+		o->value = t->value;
+		o->saved = sv;
+		o->nr_saved = t->nr_saved;
+		for (j = 0; j < t->nr_saved; j++) {
+			memset(&sv[j], 0, sizeof(sv[j]));
+			sv[j].name = t->saved_names[j];
+			sv[j].set = t->saved_set[j];
+			sv[j].is_string = t->saved[j] != NULL;
+			sv[j].str = t->saved_set[j] ? t->saved[j] : NULL;
+			sv[j].value = t->saved_num[j];
+		}
+	}
+	w->e.keys = w->keys;
+	w->e.nr_keys = m->nr_keys;
+	w->e.vals = w->vals;
+	w->e.nr_vals = m->nr_vals;
+	w->e.vars = w->vars;
+	w->e.nr_vars = e->nr_vars;
+	w->e.tracks = w->tracks;
+	w->e.nr_tracks = e->nr_tracks;
+	return &w->e;
+}
+
+int hist_merge_print_json(hist_merge *m, hist_write_fn write, void *arg)
+{
+	uint64_t total[MERGE_VALS], max[MERGE_VALS];
+	struct hist_read_key kf[MERGE_KEYS], snap_keys[MERGE_KEYS];
+	char (*snap_text)[MERGE_TEXT] = NULL;
+	struct hist_read_val vf[MERGE_VALS];
+	struct hist_read_snapshot snap;
+	struct hist_read_info info;
+	struct jwalk *w = NULL;
+	struct hist__sb sb;
+	size_t i;
+	uint32_t j;
+	int ret;
+
+	if (!m || !write)
+		return -HIST_EINVAL;
+	ret = prepare(m, total, max);
+	if (ret)
+		return ret;
+	w = hist__zalloc(sizeof(*w));
+	if (!w)
+		return -HIST_ENOMEM;
+	w->m = m;
+	w->total = total;
+	w->max = max;
+	for (i = 0; i < m->n; i++) {
+		const struct mentry *e = m->e[i];
+
+		if (e->nr_vars > w->max_vars)
+			w->max_vars = e->nr_vars;
+		if (e->nr_tracks > w->max_tracks)
+			w->max_tracks = e->nr_tracks;
+		for (j = 0; j < e->nr_tracks; j++)
+			if (e->tracks[j].nr_saved > w->max_saved)
+				w->max_saved = e->tracks[j].nr_saved;
+	}
+	w->vars = hist__zalloc((w->max_vars + 1) * sizeof(*w->vars));
+	w->tracks = hist__zalloc((w->max_tracks + 1) * sizeof(*w->tracks));
+	w->saved = hist__zalloc(((size_t)w->max_tracks * w->max_saved + 1) * sizeof(*w->saved));
+	if (m->snap)
+		snap_text = hist__zalloc(MERGE_KEYS * sizeof(*snap_text));
+	if (!w->vars || !w->tracks || !w->saved || (m->snap && !snap_text)) {
+		ret = -HIST_ENOMEM;
+		goto out;
+	}
+	memset(&info, 0, sizeof(info));
+	info.trigger = m->trigger;
+	info.paused = m->paused;
+	info.name = m->name;
+	info.hits = m->hits;
+	info.entries = m->n;
+	info.dropped = m->dropped;
+	for (j = 0; j < m->nr_keys; j++) {
+		memset(&kf[j], 0, sizeof(kf[j]));
+		kf[j].name = m->key_names[j];
+		kf[j].kind = m->key_kind[j];
+		kf[j].is_signed = m->key_signed[j];
+		kf[j].width = m->key_width[j];
+	}
+	for (j = 0; j < m->nr_vals; j++) {
+		memset(&vf[j], 0, sizeof(vf[j]));
+		vf[j].name = m->val_names[j];
+		vf[j].flags = m->val_flags[j];
+		vf[j].value = total[j];
+	}
+	info.key_fields = kf;
+	info.nr_key_fields = m->nr_keys;
+	info.val_fields = vf;
+	info.nr_val_fields = m->nr_vals;
+	if (m->snap) {
+		for (j = 0; j < m->nr_keys; j++)
+			read_key(m, j, &m->snap_keys[j], &snap_keys[j], snap_text[j]);
+		snap.handler = m->snap_handler;
+		snap.var = m->snap_var;
+		snap.value = m->snap_value;
+		snap.keys = snap_keys;
+		snap.nr_keys = m->nr_keys;
+		info.snapshot = &snap;
+	}
+	hist__sb_init(&sb, write, arg);
+	hist__json_hist(&sb, &info, jwalk_next, w);
+	hist__sb_puts(&sb, " }");
+	ret = hist__sb_finish(&sb);
+out:
+	hist__free(snap_text);
+	hist__free(w->vars);
+	hist__free(w->tracks);
+	hist__free(w->saved);
+	hist__free(w);
+	return ret;
+}
+
 void hist_merge_destroy(hist_merge *m)
 {
 	size_t i;
@@ -806,5 +1098,6 @@ void hist_merge_destroy(hist_merge *m)
 		hist__free(m->val_names[j]);
 	drop_snapshot(m);
 	hist__free(m->trigger);
+	hist__free(m->name);
 	hist__free(m);
 }

@@ -58,4 +58,18 @@ void hist__hist_print_key(struct hist__sb *sb, const struct hist__hist *h,
 			  const uint8_t *key, const char *comm) HIST__INTERNAL;
 int hist__hist_print(struct hist__sb *sb, const struct hist__trigger *t) HIST__INTERNAL;
 
+/* Copy SRC to DST (CAP bytes) without the padding: leading and trailing
+ * blanks dropped, inner runs of blanks squeezed to one space (a key's
+ * "text" in the read-outs). */
+void hist__squeeze(char *dst, size_t cap, const char *src) HIST__INTERNAL;
+
+/*
+ * One histogram of the JSON read-out (README "JSON"): the object of INFO
+ * with the entries NEXT(ARG) gives until NULL, up to and including
+ * "totals" and without the closing brace (the caller may add members).
+ * hist_event_print_json() and hist_merge_print_json() write with it.
+ */
+void hist__json_hist(struct hist__sb *sb, const struct hist_read_info *info,
+		     const struct hist_read_entry *(*next)(void *arg), void *arg) HIST__INTERNAL;
+
 #endif
