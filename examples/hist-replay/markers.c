@@ -169,17 +169,30 @@ static void sync_flags(struct replay *r)
  * A hist command with the `clear` attribute empties the map only after
  * an RCU grace period (the kernel waits for running triggers first), so
  * the writer sleeps inside its write(2) and the clear lands when it runs
- * again.
- */
-/*
- * How many times the writer of a clear sleeps uninterruptibly before the
- * map is emptied: once on 6.1 (g27-clear in cases/), twice on 6.12, whose
- * write waits for two grace periods first (g27-clear in cases-6.12: the
- * events between the first wake-up and the second sleep are not counted).
+ * again.  Before the clear the write waits for SRCU, which may sleep or
+ * not, then for the grace period, which sleeps; after it, it waits for
+ * both again (comm.c, replay_db_clear_wait()).  A recording with kernel
+ * stacks and kallsyms tells which sleep is the grace period
+ * (k15-clear-timing, both kernels), so a write's later waits, or the
+ * waits of the writes before it, are not taken for it.  Without stacks
+ * the clear lands after the number of sleeps g27-clear showed: one on
+ * 6.1, two on 6.12 (cases-6.12/g27: the events between the first wake-up
+ * and the second sleep are not counted), which holds when the SRCU wait
+ * sleeps as it did there, and a second clear in the same marker window
+ * needs the writer's write(2) entries to start counting at its own write.
  */
 static int clear_sleeps(uint32_t kernel)
 {
 	return hist_kernel_recorded(kernel) == HIST_KERNEL(6, 1) ? 1 : 2;
+}
+
+/* 1: this sleep of the writer is the clear's grace period, 0: another
+ * wait, -1: the recording cannot tell (no stack or no kallsyms) */
+static int clear_wait(struct replay *r)
+{
+	struct replay_hist_db *db = replay__db(r);
+
+	return db ? replay_db_clear_wait(db, r->td, r->idx) : -1;
 }
 
 static int waits_for_grace_period(const struct marker_act *a)
@@ -321,9 +334,15 @@ static void on_switch(struct replay *r, const struct hist_ftrace_record *rec)
 	prev = (int32_t)prev;
 	next = (int32_t)next;
 	/* TASK_UNINTERRUPTIBLE: waiting for the grace period */
-	if (r->pend_stage == STAGE_SLEEP && prev == r->pend_pid && (state & 2))
+	if (r->pend_stage == STAGE_SLEEP && prev == r->pend_pid && (state & 2)) {
+		int w = clear_wait(r);
+
+		if (w == 0)
+			return;
+		if (w == 1)
+			r->pend_sleeps = 1;	/* lands when this one ends */
 		r->pend_stage = STAGE_ASLEEP;
-	else if (r->pend_stage == STAGE_ASLEEP && next == r->pend_pid &&
+	} else if (r->pend_stage == STAGE_ASLEEP && next == r->pend_pid &&
 		 --r->pend_sleeps > 0)
 		r->pend_stage = STAGE_SLEEP;
 	else if (r->pend_stage == STAGE_ASLEEP && next == r->pend_pid)
