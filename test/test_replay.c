@@ -806,7 +806,14 @@ static void test_v6_instances(void)
 	const char *deflt[] = { "", "-t", "sched:sched_wakeup hist:keys=pid", path, NULL };
 	const char *other[] = { "", "--instance", "h17v6b", "-t", "sched:sched_wakeup hist:keys=pid",
 				"-", NULL };
-	struct run a, b, c, d;
+	char bad[512], *q;
+	const char *bad_list[] = { "", "--list", bad, NULL };
+	const char *bad_inst[] = { "", "--instance", "h17v6a", "-t",
+				   "sched:sched_switch hist:keys=prev_pid", bad, NULL };
+	const char *no_inst[] = { "", "--list", "--instance", "nope", path, NULL };
+	const char *top_inst[] = { "", "--list", "--instance", "top", path, NULL };
+	int k = 0;
+	struct run a, b, c, d, e;
 	unsigned long long sw = buffer_count("multi-buffer.v6.dat", "h17v6a", "sched_switch"),
 			   ex = buffer_count("multi-buffer.v6.dat", "h17v6a", "sched_process_exit"),
 			   wk = buffer_count("multi-buffer.v6.dat", "-", "sched_waking"),
@@ -817,6 +824,17 @@ static void test_v6_instances(void)
 	T_ASSERT(file != NULL);
 	snprintf(path, sizeof(path), "%s/multi-buffer.v6.dat", tmpdir);
 	write_bytes(path, file ? file : "", file ? len : 0);
+	/* the same with h17v6a's CPU table damaged (the third "flyrecord":
+	 * the top one, h17v6b's, h17v6a's) */
+	snprintf(bad, sizeof(bad), "%s/bad-instance.v6.dat", tmpdir);
+	for (q = file, k = 0; file && (q = memmem(q, len - (size_t)(q - file), "flyrecord", 10));
+	     q++)
+		if (++k == 3) {
+			*q = 'X';
+			write_bytes(bad, file, len);
+			break;
+		}
+	T_EQ(k, 3);
 	free(file);
 	a = run_tool(list);
 	b = run_tool(inst);
@@ -841,6 +859,29 @@ static void test_v6_instances(void)
 	T_EQU(hits_of(d.out), wb);
 	if (d.status)
 		printf("# %s", d.err ? d.err : "");
+	/* a buffer that cannot be read: listed as such (exit 3, the
+	 * others listed), and named with its damage when asked for */
+	e = run_tool(bad_list);
+	T_EQ(e.status, 3);
+	T_ASSERT(e.out && strstr(e.out, "buffer 'h17v6a': cannot be read: trace.dat: buffer "
+				 "'h17v6a': missing 'flyrecord' at offset "));
+	snprintf(want, sizeof(want), "buffer 'h17v6b': 2 CPUs, clock local, %llu records\n", wb);
+	T_ASSERT(e.out && strstr(e.out, want));
+	run_free(&e);
+	e = run_tool(bad_inst);
+	T_EQ(e.status, 2);
+	T_ASSERT(e.err && strstr(e.err, "buffer 'h17v6a': missing 'flyrecord' at offset ") &&
+		 !strstr(e.err, "no buffer"));
+	run_free(&e);
+	e = run_tool(no_inst);
+	T_EQ(e.status, 2);
+	T_ASSERT(e.err && strstr(e.err, "no buffer 'nope' in the recording; it has: \"\" (top), "
+				 "h17v6b, h17v6a"));
+	run_free(&e);
+	e = run_tool(top_inst);
+	T_EQ(e.status, 0);
+	T_ASSERT(e.out && strstr(e.out, "buffer '' (top): ") && !strstr(e.out, "h17v6"));
+	run_free(&e);
 	run_free(&a);
 	run_free(&b);
 	run_free(&c);

@@ -697,7 +697,7 @@ static int list_buffer(struct hist_tracedat *td, const char *name,
 		       name[0] ? name : "'' (top)", name[0] ? "'" : "", hist_tracedat_error(td));
 		free(evs);
 		free(counts);
-		return 1;
+		return EXIT_DAMAGED;	/* the others were listed */
 	}
 	while ((ret = hist_tracedat_next(td, &rec)) != 0) {
 		if (ret < 0) {
@@ -762,6 +762,27 @@ static int list_recording(const char *trace, const char *instance)
 		return 2;
 	}
 	n = hist_tracedat_nr_buffers(td);
+	/* "top" names the top buffer unless an instance has that name */
+	if (instance && !strcmp(instance, "top")) {
+		for (i = 0; i < n && strcmp(hist_tracedat_buffer_name(td, i), "top"); i++)
+			;
+		if (i == n)
+			instance = "";
+	}
+	for (i = 0; instance && i < n && strcmp(hist_tracedat_buffer_name(td, i), instance); i++)
+		;
+	if (instance && i == n) {
+		fprintf(stderr, PROG ": %s: no buffer '%s' in the recording; it has:", trace,
+			instance);
+		for (i = 0; i < n; i++)
+			fprintf(stderr, "%s %s", i ? "," : "",
+				hist_tracedat_buffer_name(td, i)[0] ?
+				hist_tracedat_buffer_name(td, i) : "\"\" (top)");
+		fputc('\n', stderr);
+		hist_tracedat_close(td);
+		free(seen);
+		return 2;
+	}
 	for (i = 0; i < n; i++) {
 		const char *name = hist_tracedat_buffer_name(td, i);
 

@@ -308,11 +308,18 @@ static int pick_buffer(struct replay *r, char *err, size_t errlen)
 	const char *inst = r->opts.instance;
 
 	if (inst) {
-		if (hist_tracedat_select_buffer(td, inst) == 0)
-			return 0;
+		int rc = hist_tracedat_select_buffer(td, inst);
+
 		/* "top" names the top buffer unless an instance has it */
-		if (!strcmp(inst, "top") && hist_tracedat_select_buffer(td, "") == 0)
+		if (rc == -HIST_ENOENT && !strcmp(inst, "top"))
+			rc = hist_tracedat_select_buffer(td, "");
+		if (rc == 0)
 			return 0;
+		if (rc != -HIST_ENOENT) {
+			/* it is there, but its data is not */
+			snprintf(err, errlen, "%s", hist_tracedat_error(td));
+			return -1;
+		}
 		snprintf(err, errlen, "no buffer '%s' in the recording; it has: ", inst);
 		list_buffers(td, err, errlen);
 		return -1;
