@@ -1099,6 +1099,8 @@ static void test_no_silent_zero(void)
 	const char *inside[] = { "", "--from", "1", "--to", "2", "-t", trig, f, NULL };
 	const char *in[] = { "", "-t", trig, "-", NULL };
 	const char *nosuch[] = { "", "-t", "kmem:kmalloc hist:keys=call_site", f, NULL };
+	/* its format is in the file, no record of it is */
+	const char *noneat[] = { "", "-t", "ftrace:print hist:keys=ip", f, NULL };
 	struct run r;
 
 	r = run_tool(none);
@@ -1148,6 +1150,13 @@ static void test_no_silent_zero(void)
 	T_EQ(r.status, 2);
 	T_ASSERT(r.err && strstr(r.err, "standard input is empty"));
 	T_ASSERT(r.err && !strstr(r.err, "/proc/self"));
+	run_free(&r);
+	r = run_tool(noneat);
+	T_EQ(r.status, 0);
+	T_EQU(hits_of(r.out), 0);
+	T_ASSERT(r.err && strstr(r.err, "hist-replay: note: ftrace:print has no records in the "
+				 "recording (it was not enabled, or never hit; --list shows the "
+				 "events with records)\n"));
 	run_free(&r);
 	r = run_tool(nosuch);
 	T_EQ(r.status, 1);

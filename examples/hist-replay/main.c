@@ -636,13 +636,12 @@ static void hint_other_buffers(struct replay *r, const char *trace,
 	size_t i, nz = 0;
 	uint32_t b, nb = hist_tracedat_nr_buffers(td);
 	uint64_t *cnt;
-	int ret;
+	int ret, *elsewhere;
 
-	if (nb < 2)
-		return;
 	zero = calloc(n ? n : 1, sizeof(*zero));
 	cnt = calloc(n ? n : 1, sizeof(*cnt));
-	if (!zero || !cnt)
+	elsewhere = calloc(n ? n : 1, sizeof(*elsewhere));
+	if (!zero || !cnt || !elsewhere)
 		die_oom();
 	for (i = 0; i < n; i++) {
 		const struct hist_ftrace_event *fe =
@@ -651,7 +650,7 @@ static void hint_other_buffers(struct replay *r, const char *trace,
 		if (fe && !replay_records_of(r, fe->desc.id))
 			zero[nz++] = fe;
 	}
-	other = nz ? hist_tracedat_open(trace, err, sizeof(err)) : NULL;
+	other = nz && nb > 1 ? hist_tracedat_open(trace, err, sizeof(err)) : NULL;
 	for (b = 0; other && b < nb; b++) {
 		const char *name = hist_tracedat_buffer_name(other, b);
 
@@ -664,7 +663,8 @@ static void hint_other_buffers(struct replay *r, const char *trace,
 				if (rec.type == zero[i]->desc.id)
 					cnt[i]++;
 		for (i = 0; i < nz; i++)
-			if (cnt[i])
+			if (cnt[i]) {
+				elsewhere[i] = 1;
 				fprintf(stderr, PROG ": note: %s:%s has no records in the %s%s%s "
 					"buffer; %s%s%s has %llu (--instance %s)\n",
 					zero[i]->desc.system, zero[i]->desc.name,
@@ -674,10 +674,19 @@ static void hint_other_buffers(struct replay *r, const char *trace,
 					name[0] ? "instance '" : "the top buffer", name,
 					name[0] ? "'" : "", (unsigned long long)cnt[i],
 					name[0] ? name : "top");
+			}
 	}
+	/* the format is in the file, the records are not: a table of zeros
+	 * that says why (a buffer that could not be scanned says nothing) */
+	for (i = 0; i < nz && (nb < 2 || other); i++)
+		if (!elsewhere[i])
+			fprintf(stderr, PROG ": note: %s:%s has no records in the recording "
+				"(it was not enabled, or never hit; --list shows the events "
+				"with records)\n", zero[i]->desc.system, zero[i]->desc.name);
 	hist_tracedat_close(other);
 	free(zero);
 	free(cnt);
+	free(elsewhere);
 }
 
 /* --list, one buffer: its events with records, and their fields. */
