@@ -49,3 +49,16 @@ bench-callgrind: $(BENCH_BIN)
 soak: $(HIST_LIVE)
 	$(if $(HISTFS),$(MAKE) BUILD=$(BUILD) $(HISTFS))
 	BUILD=$(BUILD) sh bench/soak.sh
+
+# Many hist triggers on one event (bench/triggers/triggers.c, not part of
+# hist-bench): time and resident memory per trigger for 1k..8k triggers;
+# linear growth shows as flat per-trigger columns.  Library only.
+TRIG_BENCH := $(BUILD)/bench/hist-bench-triggers
+TRIG_ARGS  ?=
+.PHONY: bench-triggers
+$(TRIG_BENCH): bench/triggers/triggers.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ -lpthread
+
+bench-triggers: $(TRIG_BENCH)
+	nice $(TRIG_BENCH) $(TRIG_ARGS)

@@ -433,26 +433,6 @@ static struct hist__hist *compatible_hist(const struct hist__hist *h,
 	return NULL;
 }
 
-/* Find variable NAME on EV: the hist defining it and its slot. */
-static struct hist__hist *event_var(struct hist_event *ev, const char *name,
-				    int *slot)
-{
-	struct hist__trigger *t;
-
-	for (t = *hist__event_tlist_head(ev); t; t = t->next) {
-		int i;
-
-		if (t->kind != HIST__T_HIST)
-			continue;
-		i = hist__hist_find_var(t->hist, name, strlen(name));
-		if (i >= 0) {
-			*slot = i;
-			return t->hist;
-		}
-	}
-	return NULL;
-}
-
 /*
  * A field of another event: a hidden histogram on it, keyed like a
  * compatible histogram there, holds "synthetic_<field>" (the kernel's
@@ -490,7 +470,7 @@ static struct hist__hist *field_var_hist(struct hist__hist *h, const char *sys,
 	hist__sb_puts(&sb, "synthetic_");
 	hist__sb_puts(&sb, field);
 	hist__sb_finish(&sb);
-	def = event_var(ev, var, slot);
+	def = hist__event_var(ev, var, strlen(var), slot);
 	if (def)
 		return def;
 	hist__sb_init_buf(&sb, cmd, sizeof(cmd));
@@ -515,7 +495,7 @@ static struct hist__hist *field_var_hist(struct hist__hist *h, const char *sys,
 		perr(pe, ret < 0 ? ret : -HIST_EINVAL, HIST_ERR_HIST_CREATE_FAIL, field);
 		return NULL;
 	}
-	def = event_var(ev, var, slot);
+	def = hist__event_var(ev, var, strlen(var), slot);
 	if (!def) {
 		perr(pe, -HIST_EINVAL, HIST_ERR_SYNTH_VAR_NOT_FOUND, field);
 		return NULL;

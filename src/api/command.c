@@ -92,18 +92,6 @@ static int set_trigger_filter(struct hist__trigger *t, const char *filter,
 	return t->filter_text ? 0 : -HIST_ENOMEM;
 }
 
-static struct hist__trigger *find_hist_match(struct hist_event *ev,
-					     const struct hist__trigger *t,
-					     bool ignore_filter)
-{
-	struct hist__trigger *x;
-
-	for (x = ev->trig_head; x; x = x->next)
-		if (x->kind == HIST__T_HIST && hist__hist_match(t, x, ignore_filter))
-			return x;
-	return NULL;
-}
-
 static struct hist__named *find_named(struct hist_ctx *ctx, const char *name)
 {
 	struct hist__named *g;
@@ -126,20 +114,10 @@ static int apply_update(struct hist__trigger *x, const struct hist__parsed *p)
 	return 0;
 }
 
-/* Would removing T break a reference from another trigger? */
-static bool hist_is_referenced(struct hist_ctx *ctx, const struct hist__hist *h)
+/* Would removing H break a reference from another trigger? */
+static bool hist_is_referenced(const struct hist__hist *h)
 {
-	struct hist_event *ev;
-	struct hist__trigger *t;
-	uint32_t i;
-
-	for (ev = ctx->events; ev; ev = ev->next)
-		for (t = ev->trig_head; t; t = t->next)
-			if (t->kind == HIST__T_HIST && t->hist != h)
-				for (i = 0; i < t->hist->nr_refs; i++)
-					if (t->hist->refs[i]->ref_hist == h)
-						return true;
-	return false;
+	return h->nr_referrers != 0;
 }
 
 static int hist_register(struct hist_event *ev, struct hist__trigger *t,
@@ -147,7 +125,8 @@ static int hist_register(struct hist_event *ev, struct hist__trigger *t,
 {
 	struct hist_ctx *ctx = ev->ctx;
 	struct hist__named *g = NULL;
-	struct hist__trigger *x, **pp;
+	struct hist__trigger *x;
+	uint32_t i;
 	int ret;
 
 	if (t->hist->name) {
@@ -159,7 +138,7 @@ static int hist_register(struct hist_event *ev, struct hist__trigger *t,
 		}
 	}
 	if (!t->hist->name || g) {
-		x = find_hist_match(ev, t, false);
+		x = hist__tlist_find_match(ev, t);
 		if (x) {
 			if (p->pause || p->cont || p->clear) {
 				ret = apply_update(x, p);
@@ -211,14 +190,17 @@ static int hist_register(struct hist_event *ev, struct hist__trigger *t,
 		t->hist->group = g;
 	}
 	/* hist triggers go to the tail, in creation order */
-	for (pp = &ev->trig_head; *pp; pp = &(*pp)->next)
-		;
-	*pp = t;
+	ret = hist__tlist_add(ev, t, false);
+	if (ret)
+		return ret;
 	ret = hist__triggers_publish(ev);
 	if (ret) {
-		*pp = NULL;
+		hist__tlist_unlink(ev, t);
 		return ret;
 	}
+	for (i = 0; i < t->hist->nr_refs; i++)
+		if (t->hist->refs[i]->ref_hist != t->hist)
+			t->hist->refs[i]->ref_hist->nr_referrers++;
 	return 0;
 }
 
@@ -249,9 +231,9 @@ int hist__hist_command(struct hist_event *ev, const char *params, size_t n,
 	if (ret)
 		goto out;
 	if (remove) {
-		x = find_hist_match(ev, t, false);
+		x = hist__tlist_find_match(ev, t);
 		if (x) {
-			if (hist_is_referenced(ev->ctx, x->hist)) {
+			if (hist_is_referenced(x->hist)) {
 				ret = -HIST_EBUSY;
 				goto out;
 			}
@@ -325,7 +307,7 @@ static int generic_command(struct hist_event *ev, enum hist__tkind kind,
 	const char *p = param, *end = param ? param + n : NULL, *filter = NULL;
 	const char *count_s = NULL;
 	size_t count_n = 0, filter_n = 0;
-	struct hist__trigger *t, *x, **pp;
+	struct hist__trigger *t, *x;
 	struct hist_event *target = NULL;
 	int ret;
 
@@ -433,12 +415,14 @@ static int generic_command(struct hist_event *ev, enum hist__tkind kind,
 		}
 	}
 	/* generic triggers go to the head: newest first */
-	pp = &ev->trig_head;
-	t->next = *pp;
-	*pp = t;
+	ret = hist__tlist_add(ev, t, true);
+	if (ret) {
+		hist__trigger_free(t);
+		return ret;
+	}
 	ret = hist__triggers_publish(ev);
 	if (ret) {
-		ev->trig_head = t->next;
+		hist__tlist_unlink(ev, t);
 		hist__trigger_free(t);
 	}
 	return ret;
@@ -514,7 +498,7 @@ int hist_trigger_truncate(hist_event *ev)
 
 	/* nothing is removed if any hist is referenced elsewhere */
 	for (t = ev->trig_head; t; t = t->next)
-		if (t->kind == HIST__T_HIST && hist_is_referenced(ev->ctx, t->hist))
+		if (t->kind == HIST__T_HIST && hist_is_referenced(t->hist))
 			return 0;
 	for (t = ev->trig_head; t; t = next) {
 		next = t->next;

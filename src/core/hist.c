@@ -459,3 +459,67 @@ bool hist__hist_match(const struct hist__trigger *ta, const struct hist__trigger
 		return false;
 	return a->aops->match(a, b);
 }
+
+/* ---- identity hash: equal for triggers that hist__hist_match() ----- */
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdull;
+}
+
+static uint64_t mix_str(uint64_t h, const char *s)
+{
+	if (!s)
+		return mix(h, 1);
+	for (; *s; s++)
+		h = mix(h, (uint8_t)*s);
+	return mix(h, 2);
+}
+
+/* Hashes what field_match() compares but KEY_OFFSET, which hist__hist_setup()
+ * assigns to string variables after the duplicate check. */
+static uint64_t field_sig(uint64_t h, const struct hist__field *f)
+{
+	if (!f)
+		return mix(h, 3);
+	h = mix(h, f->flags);
+	h = mix(h, ((uint64_t)f->size << 16) | ((uint64_t)f->is_signed << 8) | f->op);
+	h = mix(h, f->constant);
+	h = mix(h, f->bucket);
+	if (f->ef) {
+		h = mix(h, ((uint64_t)f->ef->size << 1) | (f->ef->is_signed != 0));
+		h = mix_str(h, f->ef->type);
+	}
+	h = mix_str(h, hist__field_name(f));
+	h = mix_str(h, f->type);
+	h = mix_str(h, f->var_name);
+	if (f->flags & HIST__F_VAR_REF) {
+		h = mix(h, (uint64_t)(uintptr_t)f->ref_hist);
+		h = mix(h, (uint64_t)(uint32_t)f->ref_var_idx);
+	}
+	h = field_sig(h, f->operands[0]);
+	return field_sig(h, f->operands[1]);
+}
+
+uint64_t hist__hist_sig(const struct hist__trigger *t)
+{
+	const struct hist__hist *a = t->hist;
+	uint64_t h = mix(0, ((uint64_t)a->nr_vals << 24) | ((uint64_t)a->nr_keys << 16) |
+				((uint64_t)a->nr_vars << 8) | ((uint64_t)a->nr_sort << 1) |
+				a->nohitcount);
+	uint32_t i;
+
+	for (i = 0; i < a->nr_vals; i++)
+		h = field_sig(h, a->vals[i]);
+	for (i = 0; i < a->nr_keys; i++)
+		h = field_sig(h, a->keys[i]);
+	for (i = 0; i < a->nr_vars; i++)
+		h = field_sig(h, a->vars[i]);
+	for (i = 0; i < a->nr_sort; i++)
+		h = mix(h, ((uint64_t)(uint32_t)a->sort[i].val_idx << 32) |
+			       ((uint64_t)(uint32_t)a->sort[i].key_idx << 1) |
+			       a->sort[i].descending);
+	h = mix_str(h, t->filter_text);
+	return mix_str(h, a->name);
+}

@@ -41,41 +41,43 @@ static void tlist_free(void *p)
 
 int hist__triggers_publish(struct hist_event *ev)
 {
-	struct hist__trigger *t;
-	struct hist__tlist *tl = NULL, *old;
-	uint32_t n = 0;
+	struct hist__tlist *tl = NULL, *old = ev->triggers;
+	void *old_arr = NULL;
+	uint32_t n = hist__tlist_len(ev);
 
-	for (t = ev->trig_head; t; t = t->next)
-		n++;
 	if (n) {
-		tl = hist__zalloc(sizeof(*tl) + n * sizeof(tl->t[0]));
+		tl = hist__zalloc(sizeof(*tl));
 		if (!tl)
 			return -HIST_ENOMEM;
-		tl->all_hist = 1;
-		for (t = ev->trig_head; t; t = t->next) {
-			tl->t[tl->n++] = t;
-			if (t->kind != HIST__T_HIST)
-				tl->all_hist = 0;
-		}
+	}
+	/* last: nothing may fail once the array has taken the edit */
+	if (hist__tlist_array(ev, tl, &old_arr)) {
+		hist__free(tl);
+		return -HIST_ENOMEM;
+	}
+	if (n) {
+		tl->all_hist = !hist__tlist_nr_generic(ev);
 		tl->ev = ev;
 		tl->hit = hist__tlist_hit_any;
-		for (t = ev->trig_head; t; t = t->next)
-			if (t->hist)
-				t->hist->variant = NULL;
+		/* only the lone trigger of a list has a variant */
+		if (old && old->fast)
+			old->fast->hist->variant = NULL;
 		if (n == 1 && tl->all_hist) {
 			bool simple;
-			const struct hist__variant *v = hist__variant_choose(tl->t[0], &simple);
+			struct hist__trigger *lone = ev->trig_head;
+			const struct hist__variant *v = hist__variant_choose(lone, &simple);
 
 			if (simple)
-				tl->simple = tl->t[0];
+				tl->simple = lone;
 			if (v) {
-				tl->fast = tl->t[0];
+				tl->fast = lone;
 				tl->hit = v->hit;
 				tl->fast->hist->variant = v;
 			}
 		}
+	} else if (old && old->fast) {
+		old->fast->hist->variant = NULL;
 	}
-	old = ev->triggers;
 	/* release: pairs with the acquire in hist_event_hit(); the list
 	 * and every trigger it holds are complete before they are seen */
 	hist__store_release(&ev->triggers, tl);
@@ -83,6 +85,9 @@ int hist__triggers_publish(struct hist_event *ev)
 	hist__store_relaxed(&ev->active, n ? 1u : 0u);
 	if (old)
 		hist__retire(ev->ctx, &old->retire, tlist_free, old);
+	hist__tlist_array_retire(ev, old_arr);
+	if (!ev->trig_head)
+		hist__tlist_index_free(ev);
 	return 0;
 }
 
@@ -90,22 +95,25 @@ int hist__triggers_publish(struct hist_event *ev)
  * histograms its field variables created on other events. */
 int hist__trigger_remove(struct hist_event *ev, struct hist__trigger *t)
 {
-	struct hist__trigger **pp;
+	struct hist__trigger *prev = t->prev;
+	uint32_t i;
 	int ret;
 
-	for (pp = &ev->trig_head; *pp && *pp != t; pp = &(*pp)->next)
-		;
-	if (!*pp)
+	if (t->ev != ev || (!prev && ev->trig_head != t))
 		return 0;
-	*pp = t->next;
+	hist__tlist_unlink(ev, t);
 	ret = hist__triggers_publish(ev);
 	if (ret) {
 		/* the published list still holds T: keep it, unchanged */
-		*pp = t;
+		hist__tlist_relink(ev, t, prev);
 		return ret;
 	}
-	if (t->hist)
+	if (t->hist) {
+		for (i = 0; i < t->hist->nr_refs; i++)
+			if (t->hist->refs[i]->ref_hist != t->hist)
+				t->hist->refs[i]->ref_hist->nr_referrers--;
 		t->hist->aops->release(t->hist);
+	}
 	hist__retire(ev->ctx, &t->retire, hist__trigger_free, t);
 	return 0;
 }
@@ -123,6 +131,7 @@ void hist__triggers_remove_all(struct hist_event *ev)
 		hist__trigger_free(t);
 	}
 	ev->trig_head = NULL;
+	hist__tlist_index_free(ev);
 }
 
 /* ---- the hot path ------------------------------------------------- */
@@ -150,9 +159,13 @@ static void set_hists_paused(struct hist_event *target, uint32_t paused)
 
 	if (!tl)
 		return;
-	for (i = 0; i < tl->n; i++)
-		if (tl->t[i]->kind == HIST__T_HIST)
-			hist__store_relaxed(&tl->t[i]->paused, paused);
+	for (i = 0; i < tl->n; i++) {
+		/* relaxed: see hist__tlist.t */
+		struct hist__trigger *t = hist__load_relaxed(&tl->t[i]);
+
+		if (t->kind == HIST__T_HIST && t != &hist__tombstone)
+			hist__store_relaxed(&t->paused, paused);
+	}
 }
 
 static void run_one(struct hist__trigger *t, struct hist__rec *r)
@@ -214,7 +227,8 @@ void hist__triggers_run(const struct hist__tlist *tl, struct hist__rec *r)
 	/* The common list: hist triggers only, none of them a post trigger. */
 	if (hist__likely(tl->all_hist)) {
 		for (i = 0; i < tl->n; i++) {
-			struct hist__trigger *t = tl->t[i];
+			/* relaxed: see hist__tlist.t; a tombstone is paused */
+			struct hist__trigger *t = hist__load_relaxed(&tl->t[i]);
 
 			/* relaxed: as below */
 			if (hist__load_relaxed(&t->paused))
@@ -226,7 +240,8 @@ void hist__triggers_run(const struct hist__tlist *tl, struct hist__rec *r)
 		return;
 	}
 	for (i = 0; i < tl->n; i++) {
-		struct hist__trigger *t = tl->t[i];
+		/* relaxed: see hist__tlist.t; a tombstone is paused */
+		struct hist__trigger *t = hist__load_relaxed(&tl->t[i]);
 
 		/* relaxed: pause is a flag; a hit racing with it may or may
 		 * not be counted, as in the kernel */

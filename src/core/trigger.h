@@ -8,14 +8,19 @@
  * Concurrency (the trigger lists; map.c's contract covers the tables):
  * 1. An event's control list (ev->trig_head) and every trigger and hist
  *    on it are edited by the control thread only.
- * 2. After each edit hist__triggers_publish() builds an immutable array
+ * 2. After each edit hist__triggers_publish() builds a new list header
  *    (struct hist__tlist) and stores it in ev->triggers with a release;
  *    a hit loads it with an acquire, so every trigger it reaches, and
- *    everything they point to, is complete.  A hit never sees a list
- *    being edited.
- * 3. What an edit drops (the old array, a removed trigger and its hist,
- *    a cleared table) is retired, not freed: hist__retire() frees it
- *    once no hit can still hold it.
+ *    everything they point to, is complete.  The header's entries are
+ *    the first N of an array the event's lists share (core/index.c): an
+ *    append writes entry N, which no published list reads, before the
+ *    release; a removal turns the trigger's entry into &hist__tombstone
+ *    (relaxed store, relaxed loads by the hits; a tombstone is paused, so
+ *    every walk skips it).  A hit never sees a half-built trigger.
+ * 3. What an edit drops (the old header, an array replaced when it
+ *    grows or is compacted, a removed trigger and its hist, a cleared
+ *    table) is retired, not freed: hist__retire() frees it once no hit
+ *    can still hold it.
  * 4. A hit writes only atomics of a trigger: COUNT (a CAS, so concurrent
  *    hits never take more than the count), the tables' words (map.c),
  *    the actions' tracked values and snapshot (actions.c).  PAUSED is a
@@ -159,6 +164,17 @@ struct hist__hist {
 	uint32_t nr_var_slots;
 	struct hist_map *map;		/* own or the named group's */
 	struct hist__named *group;
+	/* registered hists of other triggers whose references name one of
+	 * this hist's variables: a removal is refused while nonzero */
+	uint32_t nr_referrers;
+	/* this hist's variables in its event's index (index.c), while its
+	 * trigger is registered */
+	struct hist__var_link {
+		struct hist__var_link *next;
+		struct hist__hist *h;
+		uint32_t hash;
+		int32_t idx;
+	} var_links[HIST__VARS_MAX];
 	/* the variants (variants.c): key and values read straight from the record */
 	struct hist__rd {
 		uint64_t end;		/* off + size: the record length needed */
@@ -192,7 +208,16 @@ struct hist__trigger {
 	uint32_t paused;		/* atomic; hist and generic alike */
 	struct hist_event *target;	/* enable/disable_event/hist */
 	struct hist__hist *hist;	/* HIST__T_HIST */
-	struct hist__trigger *next;	/* the event's list (control side) */
+	/* the event's list (control side), doubly linked so that a removal
+	 * is O(1); edited only by hist__tlist_add()/hist__tlist_unlink() */
+	struct hist__trigger *next, *prev;
+	/* the event's index of hist triggers (index.c): the identity hash
+	 * (hist__hist_sig()), the next trigger of its bucket, and the
+	 * place in list order (smaller: nearer the head) */
+	uint64_t sig;
+	struct hist__trigger *sig_next;
+	int64_t order;
+	uint32_t arr_pos;		/* its entry in the published array */
 	struct hist__retired retire;
 };
 
@@ -211,7 +236,11 @@ struct hist__tlist {
 	/* the only trigger when it has no filter and a variant of its own
 	 * (a cell of the variants' table): HIT is its variant */
 	struct hist__trigger *fast;
-	struct hist__trigger *t[];
+	/* the N entries in list order: a prefix of the event's shared
+	 * array (index.c).  An entry changes once after this list is seen,
+	 * when its trigger is removed: to &hist__tombstone, stored relaxed
+	 * and loaded relaxed, which any walk skips as paused */
+	struct hist__trigger **t;
 };
 
 void hist__triggers_run(const struct hist__tlist *tl, struct hist__rec *r) HIST__INTERNAL;
@@ -309,6 +338,47 @@ bool hist__event_has_var(const struct hist_event *ev, const struct hist__hist *s
 bool hist__resolve_refs(const struct hist__hist *h, const uint8_t *key,
 			uint64_t *vals) HIST__INTERNAL;
 
+
+/*
+ * The event's index (index.c): its control list's tail and counts, the
+ * array its published lists share, its hist triggers by identity hash and
+ * its variables by name, so that adding or removing one of N triggers
+ * costs O(1) expected time instead of O(N).  Context: control thread.
+ */
+/* Link T into EV's control list (at the tail, or the head) and index. */
+int hist__tlist_add(struct hist_event *ev, struct hist__trigger *t, bool head) HIST__INTERNAL;
+/* Put T, unlinked a moment ago, back after PREV (NULL: the head).
+ * Never fails. */
+void hist__tlist_relink(struct hist_event *ev, struct hist__trigger *t,
+			struct hist__trigger *prev) HIST__INTERNAL;
+/* The number of triggers in EV's control list, and of those not hist. */
+uint32_t hist__tlist_len(const struct hist_event *ev) HIST__INTERNAL;
+uint32_t hist__tlist_nr_generic(const struct hist_event *ev) HIST__INTERNAL;
+/* Unlink T from EV's control list and index (T stays allocated). */
+void hist__tlist_unlink(struct hist_event *ev, struct hist__trigger *t) HIST__INTERNAL;
+/* The edits of a control list that the shared array takes in place. */
+enum hist__tedit { HIST__TE_NONE, HIST__TE_APPEND, HIST__TE_UNLINK, HIST__TE_RELINK,
+		   HIST__TE_REBUILD };
+/* The entries of EV's next published list TL (its T and N), updated for
+ * the last edit of the control list; *OLD: the array this replaces, to
+ * retire after TL is published, or NULL.  0 or -HIST_ENOMEM. */
+int hist__tlist_array(struct hist_event *ev, struct hist__tlist *tl, void **old) HIST__INTERNAL;
+/* The entry of a removed trigger in the published lists. */
+extern struct hist__trigger hist__tombstone HIST__INTERNAL;
+/* Retire OLD, an array that hist__tlist_array() replaced. */
+void hist__tlist_array_retire(struct hist_event *ev, void *old) HIST__INTERNAL;
+/* The registered hist trigger of EV matching T (hist__hist_match()), or
+ * NULL.  Compares T only with the triggers of its identity hash. */
+struct hist__trigger *hist__tlist_find_match(struct hist_event *ev,
+					     const struct hist__trigger *t) HIST__INTERNAL;
+/* The registered hist of EV that defines variable NAME (N bytes), first in
+ * list order, and the variable's index in *IDX; NULL if none. */
+struct hist__hist *hist__event_var(const struct hist_event *ev, const char *name,
+				   size_t n, int *idx) HIST__INTERNAL;
+/* What hist__hist_match() compares, hashed: equal for matching triggers. */
+uint64_t hist__hist_sig(const struct hist__trigger *t) HIST__INTERNAL;
+/* Free EV's index (its control list is empty). */
+void hist__tlist_index_free(struct hist_event *ev) HIST__INTERNAL;
 
 /* Remove a registered trigger (retired after a grace period). */
 int hist__trigger_remove(struct hist_event *ev, struct hist__trigger *t) HIST__INTERNAL;

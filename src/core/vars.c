@@ -24,34 +24,11 @@ int hist__hist_find_var(const struct hist__hist *h, const char *name, size_t n)
 bool hist__event_has_var(const struct hist_event *ev, const struct hist__hist *self,
 			 const char *name, size_t n)
 {
-	struct hist__trigger *t;
+	int idx;
 
 	if (self && hist__hist_find_var(self, name, n) >= 0)
 		return true;
-	for (t = *hist__event_tlist_head((struct hist_event *)ev); t; t = t->next)
-		if (t->kind == HIST__T_HIST && hist__hist_find_var(t->hist, name, n) >= 0)
-			return true;
-	return false;
-}
-
-/* The hist of EV defining NAME, or NULL. */
-static struct hist__hist *event_var(struct hist_event *ev, const char *name,
-				    size_t n, int *idx)
-{
-	struct hist__trigger *t;
-
-	for (t = *hist__event_tlist_head(ev); t; t = t->next) {
-		int i;
-
-		if (t->kind != HIST__T_HIST)
-			continue;
-		i = hist__hist_find_var(t->hist, name, n);
-		if (i >= 0) {
-			*idx = i;
-			return t->hist;
-		}
-	}
-	return NULL;
+	return hist__event_var(ev, name, n, &idx) != NULL;
 }
 
 /* "onmatch(sys.event)" of this command: the event it names, or NULL. */
@@ -98,18 +75,18 @@ struct hist__hist *hist__find_var_hist(struct hist__fctx *fc, const char *sys,
 		memcpy(e, evn, elen);
 		e[elen] = 0;
 		ev = hist__ctx_find_event(ctx, s, e);
-		return ev ? event_var(ev, var, vlen, idx) : NULL;
+		return ev ? hist__event_var(ev, var, vlen, idx) : NULL;
 	}
 	/* the events this command's onmatch() handlers name come first */
 	for (i = 0; i < fc->nr_actions; i++) {
 		ev = onmatch_event(fc, i);
-		if (ev && (h = event_var(ev, var, vlen, idx)) != NULL)
+		if (ev && (h = hist__event_var(ev, var, vlen, idx)) != NULL)
 			return h;
 	}
 	for (ev = ctx->events; ev; ev = ev->next) {
 		int k;
 
-		h = event_var(ev, var, vlen, &k);
+		h = hist__event_var(ev, var, vlen, &k);
 		if (!h)
 			continue;
 		if (found) {

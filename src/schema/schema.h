@@ -30,6 +30,7 @@
 
 struct hist__tlist;
 struct hist__trigger;
+struct hist__tindex;
 struct hist__synth;
 
 /* One hit's inputs, handed down to every evaluator of every trigger. */
@@ -64,6 +65,7 @@ struct hist_event {
 	struct hist__tlist *triggers;
 	uint32_t active;		/* relaxed mirror: triggers != NULL */
 	struct hist__trigger *trig_head;  /* control-side list (list order) */
+	struct hist__tindex *tindex;	/* its index (core/index.c), or NULL */
 	uint32_t soft_disabled;		/* enable_event/disable_event state */
 	struct hist__synth *synth;	/* set for synthetic events */
 	struct hist_event *next;	/* context's list */

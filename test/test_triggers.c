@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Many triggers on one event (issue 21): the event's index (core/index.c)
+ * must keep every answer the linear walks gave.  Thousands of distinct
+ * hist triggers are added; each duplicate is still refused, `!hist:`
+ * removes exactly the trigger it names from anywhere in the list, a hit
+ * runs every trigger left and none removed (through the tombstones of the
+ * shared array and its compaction), variables are found by name among
+ * thousands, a referenced hist cannot be removed.  Correctness only: the
+ * timing is bench/triggers' job.  Each test runs with and without the
+ * host's synchronize() (freed at once / at hist_ctx_reclaim()), so the
+ * sanitizer builds see any use of a retired array or trigger.
+ */
+#include "harness.h"
+#include "libhist.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+
+static const struct hist_field_desc fields[] = {
+	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
+	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
+	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
+	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
+	{ "pid", "pid_t", 8, 4, 1, HIST_FIELD_INT },
+	{ "a", "u64", 16, 8, 0, HIST_FIELD_INT },
+	{ "b", "u64", 24, 8, 0, HIST_FIELD_INT },
+};
+
+static int syncs;
+
+static void sync_count(void *data)
+{
+	(void)data;
+	syncs++;
+}
+
+static hist_ctx *ctx;
+static hist_event *ev;
+
+static void setup(bool sync)
+{
+	struct hist_host host = { 0 };
+	struct hist_event_desc d = {
+		.system = "many", .name = "ev", .fields = fields,
+		.nr_fields = sizeof(fields) / sizeof(fields[0]),
+	};
+
+	if (sync)
+		host.synchronize = sync_count;
+	ctx = hist_ctx_create(&host, NULL, NULL);
+	T_ASSERT(ctx != NULL);
+	T_EQ(hist_event_define(ctx, &d, &ev), 0);
+}
+
+static void teardown(void)
+{
+	hist_ctx_destroy(ctx);
+	ctx = NULL;
+	ev = NULL;
+}
+
+/* Three shapes of distinct triggers: keys, filters, keys and sort. */
+static void cmd_of(char *buf, size_t n, unsigned i, bool remove)
+{
+	const char *bang = remove ? "!" : "";
+
+	switch (i % 3) {
+	case 0:
+		snprintf(buf, n, "%shist:keys=a.buckets=%u", bang, i + 1);
+		break;
+	case 1:
+		snprintf(buf, n, "%shist:keys=pid:vals=hitcount,b if a == %u", bang, i);
+		break;
+	default:
+		snprintf(buf, n, "%shist:keys=pid,a.buckets=%u:vals=b:sort=b", bang, i + 1);
+		break;
+	}
+}
+
+static int cmd(unsigned i, bool remove)
+{
+	char buf[128];
+
+	cmd_of(buf, sizeof(buf), i, remove);
+	return hist_trigger_parse(ev, buf, NULL);
+}
+
+struct text {
+	char *s;
+	size_t n, cap;
+};
+
+static int text_write(void *arg, const char *buf, size_t n)
+{
+	struct text *t = arg;
+
+	if (t->n + n + 1 > t->cap) {
+		size_t cap = (t->n + n + 1) * 2;
+		char *s = realloc(t->s, cap);
+
+		if (!s)
+			return -1;
+		t->s = s;
+		t->cap = cap;
+	}
+	memcpy(t->s + t->n, buf, n);
+	t->n += n;
+	t->s[t->n] = 0;
+	return 0;
+}
+
+static size_t count_str(const char *s, const char *what)
+{
+	size_t c = 0;
+
+	while (s && (s = strstr(s, what)) != NULL) {
+		c++;
+		s += strlen(what);
+	}
+	return c;
+}
+
+/* Hit one record (a = A) and count the hists whose total is 1 (HIT1), 0
+ * (HIT0) and 2 (returned). */
+static size_t hit_and_count(uint64_t a, size_t *hit1, size_t *hit0)
+{
+	size_t hit2;
+	uint8_t rec[32] = { 0 };
+	struct hist_hit hit = { .pid = 1, .comm = "t" };
+	struct text t = { 0 };
+
+	memcpy(rec + 16, &a, 8);
+	rec[24] = 1;
+	hist_event_hit(ev, rec, sizeof(rec), &hit);
+	T_EQ(hist_event_print_hist(ev, text_write, &t), 0);
+	*hit1 = count_str(t.s, "    Hits: 1\n");
+	*hit0 = count_str(t.s, "    Hits: 0\n");
+	hit2 = count_str(t.s, "    Hits: 2\n");
+	free(t.s);
+	return hit2;
+}
+
+static size_t trigger_lines(void)
+{
+	struct text t = { 0 };
+	size_t n;
+
+	T_EQ(hist_event_print_triggers(ev, text_write, &t), 0);
+	n = count_str(t.s, "\n");
+	if (t.s && !strncmp(t.s, "# Available", 11))
+		n = 0;
+	free(t.s);
+	return n;
+}
+
+#define N 3000
+
+static bool is_removed(unsigned i)
+{
+	return i % 4 == 1 || (i >= 1000 && i < 1100);
+}
+
+static void many(bool sync)
+{
+	size_t hit1, hit0, want1 = 0, want0 = 0, live = 0;
+	unsigned i, j;
+
+	setup(sync);
+	for (i = 0; i < N; i++)
+		T_EQ(cmd(i, false), 0);
+	T_EQU(trigger_lines(), N);
+	/* every one of them again: refused, whatever its place */
+	for (i = 0; i < N; i++)
+		T_EQ(cmd(i, false), -HIST_EEXIST);
+	/* remove a quarter spread out and a block, in a scrambled order */
+	for (i = 0; i < N; i++) {
+		j = (i * 7919u) % N;
+		if (is_removed(j))
+			T_EQ(cmd(j, true), 0);
+	}
+	for (i = 0; i < N; i++)
+		live += !is_removed(i);
+	T_EQU(trigger_lines(), live);
+	/* a removed one can be added again (at the tail), the others not */
+	for (i = 0; i < N; i += 97)
+		T_EQ(cmd(i, false), is_removed(i) ? 0 : -HIST_EEXIST);
+	for (i = 0; i < N; i += 97)
+		if (is_removed(i))
+			T_EQ(cmd(i, true), 0);
+	T_EQU(trigger_lines(), live);
+	/* removing what is not there removes nothing */
+	T_EQ(cmd(1, true), 0);
+	T_EQU(trigger_lines(), live);
+	/* one hit: every live trigger runs (the filters pass for a == 7
+	 * only), no removed one; pause and cont find a trigger by identity */
+	T_EQ(hist_trigger_parse(ev, "hist:keys=a.buckets=13:pause", NULL), 0);
+	for (i = 0; i < N; i++) {
+		if (is_removed(i))
+			continue;
+		if (i == 12 || (i % 3 == 1 && i != 7))
+			want0++;
+		else
+			want1++;
+	}
+	hit_and_count(7, &hit1, &hit0);
+	T_EQU(hit1, want1);
+	T_EQU(hit0, want0);
+	T_EQ(hist_trigger_parse(ev, "hist:keys=a.buckets=13:cont", NULL), 0);
+	teardown();
+}
+
+static void test_many_triggers(void)
+{
+	many(false);
+}
+
+static void test_many_triggers_sync(void)
+{
+	syncs = 0;
+	many(true);
+	T_ASSERT(syncs > 0);
+}
+
+/* Remove all but a few: the shared array compacts, the lone survivor
+ * gets its hit variant back, a generic trigger at the head is run. */
+static void test_compaction(void)
+{
+	size_t hit1, hit0;
+	unsigned i;
+
+	setup(false);
+	for (i = 0; i < 300; i++)
+		T_EQ(cmd(i * 3, false), 0);
+	for (i = 0; i < 300; i++)
+		if (i % 50)
+			T_EQ(cmd(i * 3, true), 0);
+	T_EQU(trigger_lines(), 6);
+	hit_and_count(0, &hit1, &hit0);
+	T_EQU(hit1, 6);
+	T_EQU(hit0, 0);
+	T_EQ(hist_trigger_parse(ev, "traceoff", NULL), 0);
+	T_EQU(trigger_lines(), 7);
+	for (i = 50; i < 300; i += 50)
+		T_EQ(cmd(i * 3, true), 0);
+	T_EQ(hist_trigger_parse(ev, "!traceoff", NULL), 0);
+	T_EQU(trigger_lines(), 1);
+	/* the survivor (keys=a.buckets=1), hit twice */
+	T_EQU(hit_and_count(0, &hit1, &hit0), 1);
+	T_EQU(hit1 + hit0, 0);
+	T_EQ(cmd(0, true), 0);
+	T_EQU(trigger_lines(), 0);
+	T_EQ(cmd(0, false), 0);
+	T_EQU(trigger_lines(), 1);
+	teardown();
+}
+
+/* Variables among thousands: names stay unique per event, a reference
+ * finds its hist, a referenced hist is not removed. */
+static void test_many_vars(void)
+{
+	char buf[128];
+	unsigned i;
+
+	setup(true);
+	for (i = 0; i < 2000; i++) {
+		snprintf(buf, sizeof(buf), "hist:keys=pid:v%u=b", i);
+		T_EQ(hist_trigger_parse(ev, buf, NULL), 0);
+	}
+	/* "Variable already defined": the name is taken on this event */
+	T_EQ(hist_trigger_parse(ev, "hist:keys=a:v1234=b", NULL), -HIST_EINVAL);
+	T_EQ(hist_trigger_parse(ev, "hist:keys=pid:w=$v1234", NULL), 0);
+	T_EQ(hist_trigger_parse(ev, "!hist:keys=pid:v1234=b", NULL), -HIST_EBUSY);
+	T_EQ(hist_trigger_parse(ev, "!hist:keys=pid:v1233=b", NULL), 0);
+	T_EQ(hist_trigger_parse(ev, "!hist:keys=pid:w=$v1234", NULL), 0);
+	T_EQ(hist_trigger_parse(ev, "!hist:keys=pid:v1234=b", NULL), 0);
+	/* the names are free again */
+	T_EQ(hist_trigger_parse(ev, "hist:keys=a:v1234=b", NULL), 0);
+	T_EQ(hist_trigger_parse(ev, "hist:keys=a:v1233=b", NULL), 0);
+	T_EQ(hist_trigger_parse(ev, "hist:keys=pid:w=$nosuch", NULL), -HIST_EINVAL);
+	T_EQU(trigger_lines(), 2000);
+	teardown();
+}
+
+int main(void)
+{
+	T_RUN(test_many_triggers);
+	T_RUN(test_many_triggers_sync);
+	T_RUN(test_compaction);
+	T_RUN(test_many_vars);
+	return T_DONE();
+}
