@@ -7,10 +7,11 @@
 # are run unchanged from a scratch copy (in which their `poll` helper is
 # built); nothing of them enters the project.
 #
-#   sh test/selftests-histfs.sh [BUILD] [TEST-DIR...]
+#   sh test/selftests-histfs.sh [BUILD] [TEST-DIR-OR-FILE...]
 #
-# Prints ftracetest's summary; the logs stay in $LOGDIR (default
-# /tmp/histfs-ftt-logs).  Needs root, FUSE and tracefs.
+# Prints ftracetest's summary of each pass (see PINNED) and their sum;
+# the logs stay in $LOGDIR (default /tmp/histfs-ftt-logs; a pinned
+# test's in $LOGDIR.kVERSION).  Needs root, FUSE and tracefs.
 set -eu
 BUILD=${1:-build}
 [ $# -gt 0 ] && shift
@@ -78,27 +79,67 @@ clear_dynamic_events() {
 	done
 }
 SHIM
-rm -rf "$LOGDIR"
-export LOGDIR
-[ $# -gt 0 ] || set -- test.d/trigger/
-unshare -m sh -c '
+# Tests whose expectations are those of an older kernel than the one
+# libhist follows, each with that kernel: they run in a second mount of
+# histfs with --kernel VERSION (histfs.1 says what that version changes),
+# as they would run against that kernel.  A newer kernel fails them as
+# it is: trigger-extended-error-support.tc reads a failed command's
+# "ERROR:" from the hist file, which 4.17 to 5.1 printed there (5.2
+# moved it to error_log and the test left the kernel's tree).
+PINNED="test.d/trigger/inter-event/trigger-extended-error-support.tc=5.1"
+
+# One mount of histfs (--kernel $2 unless empty) over /sys/kernel/tracing
+# in a private mount namespace, ftracetest on the tests $3...
+run_pass() {
+	unshare -m sh -c '
 	set -e
 	mount --make-rprivate /
 	real=$(mktemp -d /tmp/histfs-real.XXXXXX)
 	mount -t tracefs nodev "$real"
 	mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
-	"$1" -f --tracefs "$real" /sys/kernel/tracing 2>"$LOGDIR.histfs-stderr" &
+	log=$1; histfs=$2; kernel=$3; shift 3
+	"$histfs" -f ${kernel:+--kernel "$kernel"} --tracefs "$real" \
+		/sys/kernel/tracing 2>"$log.histfs-stderr" &
 	pid=$!
 	for i in 1 2 3 4 5 6 7 8 9 10; do
 		grep -q " /sys/kernel/tracing fuse" /proc/mounts && break
 		sleep 0.2
 	done
-	cd "$3"; shift 3
-	./ftracetest -l "$LOGDIR" "$@" || true
+	cd "$SCRATCH"
+	./ftracetest -l "$log" "$@" || true
 	cd /
 	umount /sys/kernel/tracing
 	wait $pid || true
-	left=$(ls "$real/instances" | grep "^histfs\." || true)
+	left=$(ls "$real/instances" | grep "^histfs\.$pid\(\.\|$\)" || true)
 	[ -z "$left" ] || echo "LEFT BEHIND: $left"
 	umount "$real"; rmdir "$real"
-' sh "$HISTFS" "$SCRATCH" "$SCRATCH" "$@"
+	' sh "$1" "$HISTFS" "$2" $3
+}
+
+rm -rf "$LOGDIR" "$LOGDIR".k*
+export SCRATCH
+[ $# -gt 0 ] || set -- test.d/trigger/
+# the tests of the arguments, in ftracetest's order, the pinned ones aside
+all=$(cd "$SCRATCH" && for t in "$@"; do
+	if [ -d "$t" ]; then find "$t" -name '*.tc'; else echo "$t"; fi
+done | sed 's|//*|/|g' | sort)
+main= pinned=
+for t in $all; do
+	k=
+	for p in $PINNED; do [ "${p%=*}" = "$t" ] && k=${p#*=}; done
+	if [ -n "$k" ]; then pinned="$pinned $t=$k"; else main="$main $t"; fi
+done
+OUT=$(mktemp /tmp/histfs-ftt-out.XXXXXX)
+trap 'rm -rf "$SCRATCH" "$OUT"' EXIT
+[ -z "$main" ] || run_pass "$LOGDIR" "" "$main" | tee -a "$OUT"
+for p in $pinned; do
+	echo "=== with --kernel ${p#*=}: ${p%=*}"
+	run_pass "$LOGDIR.k${p#*=}" "${p#*=}" "${p%=*}" | tee -a "$OUT"
+done
+if [ -n "$pinned" ]; then
+	echo "=== all runs"
+	for what in passed failed unresolved untested unsupported xfailed; do
+		echo "# of $what: $(sed -n "s/^# of $what: *//p" "$OUT" |
+			awk '{ n += $1 } END { print n + 0 }')"
+	done
+fi

@@ -818,6 +818,8 @@ static int generate(struct fh *h, struct hfs_buf *out)
 			ret = hist_event_print_hist_debug(ev, hfs_buf_write, out);
 		if (!ret && ev && h->kind == K_HIST && hist_event_nr_hists(ev))
 			lost_note(c, out);
+		if (!ret && h->kind == K_HIST)
+			ret = hctx_old_err_print(out);
 		break;
 	case K_SYNTH_EVENTS:
 		if (c)
@@ -862,6 +864,8 @@ static int generate(struct fh *h, struct hfs_buf *out)
 		} else if (!strcmp(h->r.file, "hist")) {
 			hctx_drain(c);
 			ret = ev ? hist_event_print_hist(ev, hfs_buf_write, out) : 0;
+			if (!ret)
+				ret = hctx_old_err_print(out);
 		} else {
 			hctx_drain(c);
 			ret = ev ? hist_event_print_hist_debug(ev, hfs_buf_write, out) : 0;
@@ -910,6 +914,7 @@ static int hfs_read(const char *path, char *buf, size_t size, off_t off,
 static int write_trigger(struct fh *h, const char *buf, size_t size)
 {
 	char *cmd = hfs_command(buf, size);
+	struct hist_error herr = { 0, -1, 0, 0 };
 	struct hfs_ctx *c;
 	hist_event *ev;
 	int ret, err = 0;
@@ -930,12 +935,17 @@ static int write_trigger(struct fh *h, const char *buf, size_t size)
 	pthread_mutex_lock(&hfs.lock);
 	c = hctx_get(inst_name(&h->r), 1, &err);
 	ev = c ? hist_event_lookup(c->ctx, h->r.sys, h->r.ev) : NULL;
+	/* enable_hist and disable_hist are other commands to the kernel */
+	if (!strncmp(cmd + (*cmd == '!'), "hist", 4))
+		hctx_old_err_start(cmd);
 	if (!c)
 		ret = err;
 	else if (!ev)
 		ret = -ENOENT;
 	else
-		ret = hist_trigger_parse(ev, cmd, NULL);
+		ret = hist_trigger_parse(ev, cmd, &herr);
+	if (!strncmp(cmd + (*cmd == '!'), "hist", 4))
+		hctx_old_err_end(ret, &herr);
 	if (!ret)
 		hctx_rebind(c);
 	pthread_mutex_unlock(&hfs.lock);
@@ -1152,6 +1162,9 @@ static void hfs_destroy(void *data)
 	pthread_join(drain_thread, NULL);
 	pthread_mutex_lock(&hfs.lock);
 	hctx_drop_all();
+	free(hfs.old_err);
+	free(hfs.old_cmd);
+	hfs.old_err = hfs.old_cmd = NULL;
 	pthread_mutex_unlock(&hfs.lock);
 }
 
@@ -1183,7 +1196,8 @@ static const char usage_text[] =
 	"  -f                  stay in the foreground\n"
 	"  --tracefs DIR       the real tracefs (default: the mounted one)\n"
 	"  --kernel VERSION    accept, reject, log and print as Linux VERSION\n"
-	"                      (latest, 6.1, 6.12; default: the running one)\n"
+	"                      (latest, 6.1, 6.12; default: the running one;\n"
+	"                      4.17 to 5.1: also the hist files' ERROR lines)\n"
 	"  -o OPTIONS          FUSE mount options\n"
 	"  -q, --quiet         no messages\n"
 	"  -h, --help          this text\n"

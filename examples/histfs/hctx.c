@@ -587,6 +587,48 @@ int hctx_error_log(struct hfs_ctx *c, const char *ktext, struct hfs_buf *out)
 	return ret;
 }
 
+/* ---- the hist files' ERROR lines of Linux 4.17 to 5.1 ---------------- */
+
+/*
+ * Before error_log (5.2), a failed hist command left one error text that
+ * every event's hist file printed at its end, with the command's text
+ * after "hist:"; the next hist command cleared it, and so did success.
+ * libhist logs the message of a newer kernel: that is the text shown.
+ */
+int hctx_old_errors(void)
+{
+	return hfs.kernel != HIST_KERNEL_LATEST && hfs.kernel < HIST_KERNEL(5, 2) &&
+	       hfs.kernel >= HIST_KERNEL(4, 17);
+}
+
+void hctx_old_err_start(const char *cmd)
+{
+	const char *colon;
+
+	if (!hctx_old_errors())
+		return;
+	free(hfs.old_err);
+	free(hfs.old_cmd);
+	hfs.old_err = NULL;
+	colon = strchr(cmd, ':');
+	hfs.old_cmd = strdup(colon ? colon + 1 : "");
+}
+
+void hctx_old_err_end(int ret, const struct hist_error *err)
+{
+	if (!hctx_old_errors() || !ret || err->msg < 0)
+		return;
+	hfs.old_err = strdup(hist_error_text(err->msg));
+}
+
+int hctx_old_err_print(struct hfs_buf *out)
+{
+	if (!hctx_old_errors() || !hfs.old_err)
+		return 0;
+	return hfs_buf_printf(out, "\nERROR: %s\n  Last command: %s\n", hfs.old_err,
+			      hfs.old_cmd ? hfs.old_cmd : "");
+}
+
 /* ---- README ----------------------------------------------------------- */
 
 /*

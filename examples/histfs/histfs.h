@@ -75,6 +75,10 @@ struct hfs {
 	unsigned next_inst;		/* numbers our private instances */
 	uint32_t kernel;		/* hist_ctx_opts.kernel */
 	int quiet;
+	/* Linux 4.17 to 5.1 (no error_log yet): the last hist command's
+	 * error, shown at the end of every hist file until the next hist
+	 * command (hctx_old_err_*) */
+	char *old_err, *old_cmd;
 };
 
 extern struct hfs hfs;
@@ -109,6 +113,14 @@ void hctx_free_names(char **v);
 void hctx_marker(struct hfs_ctx *c, int32_t tid, int32_t pid, int strip_nl);
 /* The last hctx_marker() did not reach the kernel. */
 void hctx_marker_undo(struct hfs_ctx *c);
+/* Kernels before 5.2 report a hist command's error in the hist files:
+ * whether hfs.kernel is one, a hist command CMD (trimmed, "hist:..." or
+ * "!hist:...") starting, its result (ERR: the command's hist_error), and
+ * the text a hist file then ends with. */
+int hctx_old_errors(void);
+void hctx_old_err_start(const char *cmd);
+void hctx_old_err_end(int ret, const struct hist_error *err);
+int hctx_old_err_print(struct hfs_buf *out);
 /* The text of README's hist-trigger sections. */
 const char *hctx_readme_hist(void);
 /* error_log: the kernel's text KTEXT and libhist's entries, merged by
