@@ -13,20 +13,27 @@
  *   - a libtracefs program (tracefs_hist_*, tracefs_synth_*) unchanged
  *   - trace_marker writes count for the writer
  *   - concurrent writers and readers of trigger and hist files
+ *   - poll on a hist file waits for a hit, as the kernel's
  *   - unmount and SIGTERM leave no private instance behind
  *
  * Needs root, /dev/fuse, tracefs and a build with histfs (libfuse3-dev);
  * otherwise SKIP and why.
+ *
+ * HIST_TEST_TSAN: make check-tsan runs it against a TSan build of
+ * histfs (FUSE's threads, the drain thread); a report fails it.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -659,7 +666,7 @@ static void test_marker(void)
 
 struct worker {
 	int id, errors;
-	volatile int *stop;
+	atomic_int *stop;
 };
 
 static void *writer(void *arg)
@@ -672,7 +679,7 @@ static void *writer(void *arg)
 	snprintf(cmd, sizeof(cmd), "hist:keys=common_pid:vals=%s:size=%d", vals[w->id],
 		 256 << w->id);
 	snprintf(rm, sizeof(rm), "!%s", cmd);
-	while (!*w->stop) {
+	while (!atomic_load(w->stop)) {
 		if (mwrite("events/kmem/kmalloc/trigger", cmd, 1))
 			w->errors++;
 		if (mwrite("events/kmem/kmalloc/trigger", rm, 1))
@@ -685,7 +692,7 @@ static void *reader(void *arg)
 {
 	struct worker *w = arg;
 
-	while (!*w->stop) {
+	while (!atomic_load(w->stop)) {
 		char *h = mslurp("events/kmem/kmalloc/hist");
 		char *t = mslurp("events/kmem/kmalloc/trigger");
 
@@ -704,7 +711,7 @@ static void test_concurrent(void)
 {
 	pthread_t th[6];
 	struct worker w[6];
-	volatile int stop = 0;
+	atomic_int stop = 0;
 	char *t;
 	int i;
 
@@ -717,7 +724,7 @@ static void test_concurrent(void)
 		pthread_create(&th[i], NULL, i < 3 ? writer : reader, &w[i]);
 	}
 	sleep(3);
-	stop = 1;
+	atomic_store(&stop, 1);
 	for (i = 0; i < 6; i++) {
 		pthread_join(th[i], NULL);
 		T_EQ(w[i].errors, 0);
@@ -728,7 +735,93 @@ static void test_concurrent(void)
 	free(t);
 }
 
+/* ---- poll on a hist file ---------------------------------------------- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * As the kernel's: a poll on a hist file waits until a hist trigger of
+ * the event counts a hit after the open (or the last read), then reports
+ * POLLIN and POLLPRI.  The hits come from a child with a name of its
+ * own that exits only after 700 ms, so nothing else on the machine can
+ * wake the poll and a poll that returns early is caught.
+ */
+static void test_poll(void)
+{
+	char p[1200], cmd[200], name[16];
+	struct pollfd pfd;
+	double t0;
+	pid_t pid;
+	int fd, n, st;
+
+	if (skip)
+		return;
+	snprintf(name, sizeof(name), "hp%d", (int)getpid());
+	snprintf(cmd, sizeof(cmd), "hist:keys=comm if comm == \"%s\"", name);
+	T_EQ(mwrite("events/sched/sched_process_exit/trigger", cmd, 0), 0);
+	snprintf(p, sizeof(p), "%s/events/sched/sched_process_exit/hist", mnt);
+	fd = open(p, O_RDONLY);
+	T_ASSERT(fd >= 0);
+	if (fd < 0)
+		return;
+	pfd.fd = fd;
+	pfd.events = POLLIN | POLLPRI;
+	/* no hit yet: a timeout */
+	T_EQ(poll(&pfd, 1, 500), 0);
+	t0 = now_s();
+	pid = fork();
+	if (pid == 0) {
+		usleep(700000);
+		prctl(PR_SET_NAME, name);
+		_exit(0);
+	}
+	n = poll(&pfd, 1, 5000);
+	T_EQ(n, 1);
+	T_ASSERT(pfd.revents & POLLIN);
+	T_ASSERT(pfd.revents & POLLPRI);
+	/* it waited for the exit */
+	T_ASSERT(now_s() - t0 >= 0.6);
+	waitpid(pid, &st, 0);
+	/* reading it makes the hit old news */
+	{
+		char buf[65536];
+		ssize_t k = pread(fd, buf, sizeof(buf) - 1, 0);
+
+		T_ASSERT(k > 0);
+		if (k > 0) {
+			buf[k] = 0;
+			T_ASSERT(strstr(buf, name) != NULL);
+		}
+	}
+	pfd.revents = 0;
+	T_EQ(poll(&pfd, 1, 300), 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "!hist:keys=comm if comm == \"%s\"", name);
+	T_EQ(mwrite("events/sched/sched_process_exit/trigger", cmd, 1), 0);
+}
+
 /* ---- leaving ---------------------------------------------------------- */
+
+/* A sanitizer build of histfs (make check-asan, check-tsan) reports in
+ * histfs.err: any report fails the test. */
+static void check_sanitizers(void)
+{
+	if (skip)
+		return;
+	if (!sh(0, "grep -qE 'WARNING: ThreadSanitizer|ERROR: AddressSanitizer|"
+		   "ERROR: LeakSanitizer|runtime error:' %s/histfs.err", tmp)) {
+		sh(1, "grep -A30 -E 'WARNING: ThreadSanitizer|ERROR: AddressSanitizer|"
+		      "ERROR: LeakSanitizer|runtime error:' %s/histfs.err | head -80", tmp);
+		T_ASSERT(!"histfs reported a sanitizer error (histfs.err)");
+	}
+}
+
 
 static void test_unmount_cleans(void)
 {
@@ -778,7 +871,9 @@ int main(int argc, char **argv)
 	T_RUN(test_libtracefs);
 	T_RUN(test_marker);
 	T_RUN(test_concurrent);
+	T_RUN(test_poll);
 	T_RUN(test_unmount_cleans);
+	T_RUN(check_sanitizers);
 	if (histfs_pid > 0)
 		stop_histfs();
 	if (!skip)

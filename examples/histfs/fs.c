@@ -19,6 +19,7 @@
 #include <fuse.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1118,13 +1119,14 @@ static int hfs_statfs(const char *path, struct statvfs *st)
 /* ---- mount, the drain thread, shutdown -------------------------------- */
 
 static pthread_t drain_thread;
-static volatile int stopping;
+/* set by hfs_destroy(), read by the drain thread */
+static atomic_int stopping;
 
 /* Keep the private buffers from overflowing between hist reads. */
 static void *drain_main(void *arg)
 {
 	(void)arg;
-	while (!stopping) {
+	while (!atomic_load(&stopping)) {
 		struct hfs_ctx *c;
 
 		pthread_mutex_lock(&hfs.lock);
@@ -1158,7 +1160,7 @@ static void *hfs_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 static void hfs_destroy(void *data)
 {
 	(void)data;
-	stopping = 1;
+	atomic_store(&stopping, 1);
 	pthread_join(drain_thread, NULL);
 	pthread_mutex_lock(&hfs.lock);
 	hctx_drop_all();
