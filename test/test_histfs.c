@@ -14,6 +14,7 @@
  *   - trace_marker writes count for the writer
  *   - concurrent writers and readers of trigger and hist files
  *   - poll on a hist file waits for a hit, as the kernel's
+ *   - --kernel 5.1: a hist command's error at the end of the hist files
  *   - unmount and SIGTERM leave no private instance behind
  *
  * Needs root, /dev/fuse, tracefs and a build with histfs (libfuse3-dev);
@@ -120,6 +121,9 @@ static int private_instances(void)
 		  (int)last_pid) == 0;
 }
 
+/* --kernel VERSION for the next start_histfs(), or NULL */
+static const char *kernel_opt;
+
 static int start_histfs(void)
 {
 	int i;
@@ -132,7 +136,11 @@ static int start_histfs(void)
 		snprintf(out, sizeof(out), "%s/histfs.err", tmp);
 		if (!freopen(out, "a", stderr))
 			_exit(127);
-		execl(histfs, "histfs", "-f", "--tracefs", real, mnt, (char *)NULL);
+		if (kernel_opt)
+			execl(histfs, "histfs", "-f", "--kernel", kernel_opt, "--tracefs", real,
+			      mnt, (char *)NULL);
+		else
+			execl(histfs, "histfs", "-f", "--tracefs", real, mnt, (char *)NULL);
 		_exit(127);
 	}
 	for (i = 0; i < 50; i++) {
@@ -735,6 +743,50 @@ static void test_concurrent(void)
 	free(t);
 }
 
+/* ---- the hist files' ERROR lines of 4.17 to 5.1 ---------------------- */
+
+/*
+ * Before error_log (5.2) the kernel ended every hist file with the last
+ * hist command's error; the next hist command cleared it.  Only with
+ * --kernel 4.17 to 5.1: the default mount shows no such line.
+ */
+static void test_old_errors(void)
+{
+	const char *dup = "hist:keys=pid:ts0=common_timestamp.usecs";
+	char *h;
+
+	if (skip)
+		return;
+	T_EQ(mwrite("events/sched/sched_wakeup/trigger", dup, 0), 0);
+	T_ASSERT(mwrite("events/sched/sched_wakeup/trigger", dup, 1) != 0);
+	h = mslurp("events/sched/sched_wakeup/hist");
+	T_ASSERT(h && !strstr(h, "ERROR:"));
+	free(h);
+	mwrite("events/sched/sched_wakeup/trigger", "", 0);
+
+	stop_histfs();
+	kernel_opt = "5.1";
+	T_EQ(start_histfs(), 0);
+	kernel_opt = NULL;
+	T_EQ(mwrite("events/sched/sched_wakeup/trigger", dup, 0), 0);
+	T_ASSERT(mwrite("events/sched/sched_wakeup/trigger", dup, 1) != 0);
+	/* every event's hist file, the one of an event without triggers too */
+	h = mslurp("events/sched/sched_wakeup/hist");
+	T_ASSERT(h && strstr(h, "\nERROR: Variable already defined\n"
+				"  Last command: keys=pid:ts0=common_timestamp.usecs\n"));
+	free(h);
+	h = mslurp("events/sched/sched_switch/hist");
+	T_ASSERT(h && strstr(h, "ERROR: Variable already defined\n"));
+	free(h);
+	/* the next hist command clears it */
+	T_EQ(mwrite("events/sched/sched_switch/trigger", "hist:keys=next_pid", 1), 0);
+	h = mslurp("events/sched/sched_wakeup/hist");
+	T_ASSERT(h && !strstr(h, "ERROR:"));
+	free(h);
+	stop_histfs();
+	T_EQ(start_histfs(), 0);
+}
+
 /* ---- poll on a hist file ---------------------------------------------- */
 
 static double now_s(void)
@@ -872,6 +924,7 @@ int main(int argc, char **argv)
 	T_RUN(test_marker);
 	T_RUN(test_concurrent);
 	T_RUN(test_poll);
+	T_RUN(test_old_errors);
 	T_RUN(test_unmount_cleans);
 	T_RUN(check_sanitizers);
 	if (histfs_pid > 0)
