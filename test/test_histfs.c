@@ -596,6 +596,11 @@ static void test_synthetic(void)
 	fmt = mslurp("events/synthetic/forklat/format");
 	T_ASSERT(fmt && strstr(fmt, "name: forklat") && strstr(fmt, "field:u64 lat;"));
 	free(fmt);
+	/* its records never reach the kernel's buffer: enabling it there
+	 * is refused, not accepted for a trace that stays empty */
+	T_EQ(mwrite("events/synthetic/forklat/enable", "1", 0), EOPNOTSUPP);
+	T_EQ(mwrite("events/synthetic/enable", "1", 0), EOPNOTSUPP);
+	T_EQ(mwrite("events/synthetic/forklat/enable", "0", 0), 0);
 	/* fork -> exit of the same pid, through an onmatch() chain */
 	T_EQ(mwrite("events/sched/sched_process_fork/trigger",
 		    "hist:keys=child_pid:ts0=common_timestamp.usecs", 1), 0);

@@ -1031,6 +1031,10 @@ static int write_syn_file(struct fh *h, const char *buf, size_t size)
 		ret = hist_event_set_filter(ev, cmd, NULL);
 	else if (strcmp(cmd, "0") && strcmp(cmd, "1"))
 		ret = -EINVAL;
+	else if (!strcmp(cmd, "1"))
+		/* its records would go to the kernel's buffer, which histfs
+		 * cannot write: refused rather than a trace that stays empty */
+		ret = -EOPNOTSUPP;
 	pthread_mutex_unlock(&hfs.lock);
 	free(cmd);
 	if (ret > 0)
@@ -1096,7 +1100,11 @@ static int hfs_write(const char *path, const char *buf, size_t size, off_t off,
 	case K_SYN_FILE:
 		return write_syn_file(h, buf, size);
 	case K_SYN_SYS:
-		return (int)size;	/* see write_syn_file(): nothing to record */
+		/* see write_syn_file(): enabling is refused, the rest is
+		 * nothing to do */
+		if (!strcmp(h->r.file, "enable") && size && buf[0] == '1')
+			return -EOPNOTSUPP;
+		return (int)size;
 	case K_HIST:
 	case K_HIST_DEBUG:
 		return -EACCES;
