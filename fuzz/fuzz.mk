@@ -45,6 +45,12 @@ FUZZ_REPLAY_OBJ := $(addprefix $(BUILD)/examples/hist-replay/,replay.o comm.o pe
 	syscalls_x86_64.o)
 $(BUILD)/fuzz/fuzz_replay_args: $(FUZZ_REPLAY_OBJ)
 
+# fuzz_listen (and the corpus replay that includes it) runs the tools'
+# /metrics server: libmicrohttpd where pkg-config finds it
+MHD_CFLAGS = $(if $(MHD_LIBS),-DHIST_HAVE_MHD $(shell pkg-config --cflags libmicrohttpd))
+$(BUILD)/fuzz/fuzz_listen.o $(BUILD)/test/test_corpus.o: CFLAGS += $(MHD_CFLAGS)
+$(BUILD)/fuzz/fuzz_listen $(BUILD)/test/test_corpus: FTRACE_LIBS += $(MHD_LIBS)
+
 fuzz: fuzz-build
 	FUZZ_BIN=$(FUZZ_BUILD)/fuzz FUZZ_OUT=$(FUZZ_OUT) FUZZ_SECONDS=$(FUZZ_SECONDS) \
 		FUZZ_JOBS=$(FUZZ_JOBS) sh fuzz/run.sh $(FUZZ_TARGETS)

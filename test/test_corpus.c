@@ -63,6 +63,9 @@
 #define LLVMFuzzerTestOneInput fuzz_histfs_writes_one
 #include "../fuzz/fuzz_histfs_writes.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_listen_one
+#include "../fuzz/fuzz_listen.c"
+#undef LLVMFuzzerTestOneInput
 
 #define CORPUS "fuzz/corpus/"
 
@@ -87,6 +90,7 @@ static const struct target targets[] = {
 	{ "live_args", fuzz_live_args_one },
 	{ "malloc_triggers", fuzz_malloc_triggers_one },
 	{ "histfs_writes", fuzz_histfs_writes_one },
+	{ "listen", fuzz_listen_one },
 };
 
 static uint8_t *read_file(const char *path, size_t *len)

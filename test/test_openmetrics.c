@@ -765,6 +765,9 @@ static void test_live_listen(void)
 		printf("# SKIP hist-live built without libmicrohttpd\n");
 		goto out;
 	}
+	/* under make check-asan the server runs instrumented too */
+	if (getenv("HIST_SAN") && strstr(getenv("HIST_SAN"), "address"))
+		T_EQ(sh(1, "grep -qa __asan_init \"$(command -v hist-live)\""), 0);
 	snprintf(err, sizeof(err), "%s/err.txt", tmp);
 	pid = t_spawn("hist-live -q --tracefs %s --listen 127.0.0.1:0 "
 		      "-t 'sched/sched_switch hist:keys=prev_pid.log2' "

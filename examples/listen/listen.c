@@ -103,6 +103,23 @@ static mhd_result handle(void *cls, struct MHD_Connection *c, const char *url,
 		     text, len, MHD_RESPMEM_MUST_FREE);
 }
 
+/* The daemon of S with the bounds above; ADDR NULL with
+ * MHD_USE_NO_LISTEN_SOCKET (connections given by MHD_add_connection(), as
+ * fuzz/fuzz_listen.c does). */
+static struct MHD_Daemon *daemon_start(struct listen_srv *s, unsigned flags,
+				       const struct sockaddr *addr)
+{
+	uint16_t port = addr ? ntohs(((const struct sockaddr_in *)addr)->sin_port) : 0;
+
+	return MHD_start_daemon(flags, port, NULL, NULL, handle, s,
+				MHD_OPTION_SOCK_ADDR, addr,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned)16,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)4,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)65536,
+				MHD_OPTION_END);
+}
+
 /* SPEC into a socket address; 0 or -1. */
 static int parse_spec(const char *spec, struct sockaddr_storage *ss, socklen_t *sl)
 {
@@ -173,14 +190,7 @@ static struct listen_srv *start(const char *spec, listen_render_fn fn, void *arg
 	s->arg = arg;
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	s->d = MHD_start_daemon(flags, ntohs(((struct sockaddr_in *)&ss)->sin_port), NULL, NULL,
-				handle, s,
-				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned)16,
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)4,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
-				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)65536,
-				MHD_OPTION_END);
+	s->d = daemon_start(s, flags, (struct sockaddr *)&ss);
 	(void)sl;
 	if (!s->d) {
 		snprintf(err, errlen, "cannot listen on %s (address in use or not local?)", spec);
