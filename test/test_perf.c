@@ -432,6 +432,10 @@ static int conf_check(const char *dir, const char *recording)
 	size_t n, l;
 	int compared = 0, bad = 0;
 
+	/* the kernel the recording names (perf's osrelease feature, the
+	 * trace.dat's uname): 6.1's trigger info and error texts */
+	o.kernel = REPLAY_KERNEL_AUTO;
+
 	/* the guest's /proc/kallsyms, saved next to a perf.data that needs
 	 * symbols (test/oracle: perf.data holds none), as --kallsyms takes it */
 	snprintf(syms, sizeof(syms), "%s/kallsyms.zst", dir);

@@ -152,7 +152,14 @@ static unsigned cb_stacktrace(void *data, const struct hist_hit *hit,
 {
 	struct replay *r = data;
 	struct replay_hist_db *db;
-	int n = hist_tracedat_stack(r->td, ips, max);
+	int n;
+
+	/* perf.data: the symbols tell perf's tracepoint frame (perf.c) */
+	if (!r->syms_tried) {
+		r->syms_tried = 1;
+		replay_perf_kallsyms(r->td, r->path, r->opts.kallsyms, r->opts.warn);
+	}
+	n = hist_tracedat_stack(r->td, ips, max);
 
 	(void)hit;
 	if (n >= 0)

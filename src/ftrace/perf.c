@@ -216,8 +216,8 @@ static uint32_t ph_find(const struct hist__perf *p, int32_t pid)
 	return i;
 }
 
-static int pid_add(struct hist_tracedat *td, int32_t pid, int32_t parent, uint64_t ts,
-		   const char *comm, size_t clen, int exec)
+static int pid_add(struct hist_tracedat *td, uint64_t off, int32_t pid, int32_t parent,
+		   uint64_t ts, const char *comm, size_t clen, int exec)
 {
 	struct hist__perf *p = td->perf;
 	struct pid_ent *e;
@@ -257,6 +257,7 @@ static int pid_add(struct hist_tracedat *td, int32_t pid, int32_t parent, uint64
 	}
 	e = &p->pids[p->nr_pids++];
 	memset(e, 0, sizeof(*e));
+	e->off = off;
 	e->pid = pid;
 	e->parent = parent;
 	e->ts = ts;
@@ -292,8 +293,16 @@ static int pid_add(struct hist_tracedat *td, int32_t pid, int32_t parent, uint64
 	return 0;
 }
 
-static int comm_at(const struct hist__perf *p, int32_t pid, uint64_t ts, char comm[16],
-		   int depth)
+/* (TS, OFF) is at or after entry E: time order, and where the times are
+ * equal (a coarse clock: the 6.1 guest's stamps a whole exec alike) the
+ * order of the records in the data. */
+static int after(const struct pid_ent *e, uint64_t ts, uint64_t off)
+{
+	return e->ts < ts || (e->ts == ts && e->off <= off);
+}
+
+static int comm_at(const struct hist__perf *p, int32_t pid, uint64_t ts, uint64_t off,
+		   char comm[16], int depth)
 {
 	const struct pid_ent *best = NULL, *first = NULL, *e;
 	uint32_t h, k;
@@ -303,10 +312,10 @@ static int comm_at(const struct hist__perf *p, int32_t pid, uint64_t ts, char co
 	h = ph_find(p, pid);
 	if (!p->ph_first[h])
 		return 0;
-	/* the last entry at or before TS; equal times: the later record */
+	/* the last entry at or before (TS, OFF) */
 	for (k = p->ph_first[h]; k; k = e->next) {
 		e = &p->pids[k - 1];
-		if (e->ts <= ts && (!best || e->ts >= best->ts))
+		if (after(e, ts, off) && (!best || after(best, e->ts, e->off)))
 			best = e;
 		if (!first || e->ts < first->ts)
 			first = e;
@@ -319,7 +328,8 @@ static int comm_at(const struct hist__perf *p, int32_t pid, uint64_t ts, char co
 		best = first;
 	}
 	if (best->parent >= 0)
-		return depth < 8 && comm_at(p, best->parent, best->ts, comm, depth + 1);
+		return depth < 8 &&
+		       comm_at(p, best->parent, best->ts, best->off, comm, depth + 1);
 	memcpy(comm, best->comm, 16);
 	return 1;
 }
@@ -688,7 +698,7 @@ static int walk(struct hist_tracedat *td, uint64_t start, uint64_t end, int nest
 					}
 				}
 				cl = strnlen(c, max);
-				if ((ret = pid_add(td, (int32_t)g32(p, r + 12), -1, ts, c, cl,
+				if ((ret = pid_add(td, off, (int32_t)g32(p, r + 12), -1, ts, c, cl,
 						   !!(hist__get16(r + 4, p->be) & (1u << 13)))))
 					return ret;
 			}
@@ -698,7 +708,7 @@ static int walk(struct hist_tracedat *td, uint64_t start, uint64_t end, int nest
 				int32_t tid = (int32_t)g32(p, r + 16), ptid = (int32_t)g32(p, r + 20);
 
 				if (tid != ptid &&
-				    (ret = pid_add(td, tid, ptid, g64(p, r + 24), NULL, 0, 0)))
+				    (ret = pid_add(td, off, tid, ptid, g64(p, r + 24), NULL, 0, 0)))
 					return ret;
 			}
 			break;
@@ -818,6 +828,7 @@ int hist__perf_open(struct hist_tracedat *td)
 	td->version = 2;
 	p->pipe = g64(p, td->map + 8) == 16;
 	p->last_cpu = UINT32_MAX;
+	p->last_off = UINT64_MAX;
 	p->dbase = p->map_len;
 	if (p->pipe) {
 		p->dstart = 16;
@@ -908,6 +919,7 @@ void hist__perf_reset(struct hist_tracedat *td)
 	p->chunk_i = 0;
 	p->nr_pids = 0;
 	p->g_last_nr = (size_t)-1;
+	p->last_off = UINT64_MAX;
 	if (p->ph_cap) {
 		memset(p->ph_first, 0, p->ph_cap * sizeof(*p->ph_first));
 		p->ph_used = 0;
@@ -1019,6 +1031,8 @@ take:
 			continue;
 		td->last_dropped = s->drop_next;
 		s->drop_next = 0;
+		p->last_ts = rec->ts;
+		p->last_off = rec->file_offset;
 		return 1;
 	}
 }
@@ -1097,6 +1111,22 @@ const char *hist_tracedat_format(const struct hist_tracedat *td)
 	return td->perf->pipe ? "perf.data (pipe)" : "perf.data";
 }
 
+/*
+ * perf's callchain of a tracepoint starts where its probe was called
+ * from: the event's __traceiter_ function when the tracepoint has more
+ * than one probe (ftrace's and perf's), the traced function itself when
+ * perf's is the only one.  The kernel's stacktrace key starts at the
+ * traced function (k03: kernel_clone+0x1ab for sched_process_fork), so an
+ * iterator frame, told by its symbol, is not a frame of the stack.
+ */
+static int is_iterator(const struct hist_tracedat *td, uint64_t ip)
+{
+	char name[64];
+
+	return td->ksyms.nr && hist__ksyms_lookup(&td->ksyms, ip, 0, name, sizeof(name)) >= 0 &&
+	       !strncmp(name, "__traceiter_", 12);
+}
+
 int hist_tracedat_stack(const struct hist_tracedat *td, uint64_t *ips, unsigned max)
 {
 	const struct hist__perf *p = td->perf;
@@ -1116,6 +1146,8 @@ int hist_tracedat_stack(const struct hist_tracedat *td, uint64_t *ips, unsigned 
 		}
 		if (!kernel)
 			continue;
+		if (!n && is_iterator(td, ip))
+			continue;
 		if (n < max)
 			ips[n++] = ip;
 	}
@@ -1127,7 +1159,10 @@ int hist_tracedat_comm_at(const struct hist_tracedat *td, int32_t pid, uint64_t 
 {
 	if (!td->perf || !td->perf->nr_pids)
 		return 0;
-	return comm_at(td->perf, pid, ts, comm, 0);
+	/* at the time of the record returned last: after the records before
+	 * it that have its time stamp */
+	return comm_at(td->perf, pid, ts,
+		       ts == td->perf->last_ts ? td->perf->last_off : UINT64_MAX, comm, 0);
 }
 
 int hist_tracedat_sampled(const struct hist_tracedat *td)

@@ -95,6 +95,8 @@ struct pattr {
 
 /* One COMM or FORK record: what a task was called from TS on. */
 struct pid_ent {
+	uint64_t off;		/* where the record is: its order among
+				   records of the same time stamp */
 	int32_t pid;
 	int32_t parent;		/* FORK: the parent (ptid), else -1 */
 	uint64_t ts;
@@ -186,6 +188,7 @@ struct hist__perf {
 	uint32_t ph_cap, ph_used;
 
 	/* the record returned last */
+	uint64_t last_ts, last_off;
 	const uint8_t *chain;
 	uint32_t chain_nr;
 	int have_chains;
