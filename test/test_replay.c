@@ -38,6 +38,9 @@ static char *slurp(const char *path)
 
 static struct run run_tool_in(const char *const *argv, const char *in);
 
+/* Run in this directory instead of the test's (NULL: the test's). */
+static const char *run_cwd;
+
 /* Run the tool with ARGV (NULL-terminated, argv[0] ignored). */
 static struct run run_tool(const char *const *argv)
 {
@@ -65,6 +68,14 @@ static struct run run_tool_in(const char *const *argv, const char *in)
 		if (!freopen(out, "w", stdout) || !freopen(err, "w", stderr) ||
 		    (in && !freopen(in, "r", stdin)))
 			_exit(126);
+		if (run_cwd) {
+			char abs[4096];
+
+			if (!realpath(tool, abs) || chdir(run_cwd))
+				_exit(126);
+			execv(abs, (char *const *)av);
+			_exit(127);
+		}
 		execv(tool, (char *const *)av);
 		_exit(127);
 	}
@@ -1165,6 +1176,47 @@ static void test_no_silent_zero(void)
 	run_free(&r);
 }
 
+/* No file named: ./trace.dat, else ./perf.data, as trace-cmd report and
+ * perf script read them */
+static void test_default_file(void)
+{
+	char dir[600], p[700];
+	const char *trig[] = { "", "-t", "sched:sched_switch hist:keys=prev_pid", NULL };
+	const char *list[] = { "", "--list", NULL };
+	size_t len = 0;
+	char *dat = conf_read_file(DATA "sched.v7-zstd.dat", &len);
+	char *perf = NULL;
+	size_t plen = 0;
+	struct run r;
+
+	snprintf(dir, sizeof(dir), "%s/cwd", tmpdir);
+	T_ASSERT(mkdir(dir, 0700) == 0 || errno == EEXIST);
+	run_cwd = dir;
+	r = run_tool(trig);
+	T_EQ(r.status, 2);
+	T_ASSERT(r.err && strstr(r.err, "missing TRACE.dat (and no ./trace.dat or ./perf.data "
+				 "here)"));
+	run_free(&r);
+	perf = conf_read_file(DATA "perf/sched.perf.data", &plen);
+	T_ASSERT(perf != NULL);
+	snprintf(p, sizeof(p), "%s/perf.data", dir);
+	write_bytes(p, perf ? perf : "", plen);
+	r = run_tool(list);
+	T_EQ(r.status, 0);
+	T_ASSERT(r.out && strstr(r.out, "clock perf"));
+	run_free(&r);
+	/* trace.dat first */
+	snprintf(p, sizeof(p), "%s/trace.dat", dir);
+	write_bytes(p, dat ? dat : "", len);
+	r = run_tool(trig);
+	T_EQ(r.status, 0);
+	T_EQU(hits_of(r.out), 27501);	/* test_colon_spelling */
+	run_free(&r);
+	run_cwd = NULL;
+	free(dat);
+	free(perf);
+}
+
 static void test_stdin(void)
 {
 	const char *file[] = { "", "--json", "-t", "sched:sched_switch hist:keys=prev_pid",
@@ -1468,6 +1520,7 @@ int main(int argc, char **argv)
 	T_RUN(test_cpu_and_span);
 	T_RUN(test_interval);
 	T_RUN(test_stdin);
+	T_RUN(test_default_file);
 	T_RUN(test_no_silent_zero);
 	T_RUN(test_comm_history);
 	T_RUN(test_comm_warning);

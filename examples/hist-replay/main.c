@@ -28,9 +28,10 @@
 #define EXIT_DAMAGED 3
 
 static const char usage_text[] =
-	"usage: " PROG " [OPTIONS] TRACE.dat\n"
+	"usage: " PROG " [OPTIONS] [TRACE.dat]\n"
 	"\n"
-	"TRACE.dat '-' reads the recording from standard input.\n"
+	"TRACE.dat '-' reads the recording from standard input; none: ./trace.dat,\n"
+	"else ./perf.data.\n"
 	"Replay the records of TRACE.dat through Linux hist triggers (libhist)\n"
 	"and print each event's hist file, as `cat events/*/*/hist` would.\n"
 	"TRACE.dat may also be a perf.data (perf record -e SYSTEM:EVENT), or\n"
@@ -1079,9 +1080,15 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, PROG ": %s\n", optind >= argc ?
-			"missing TRACE.dat" : "only one TRACE.dat, please");
+	trace = optind == argc - 1 ? argv[optind] : NULL;
+	/* none named: where trace-cmd record and perf record write by
+	 * default, as trace-cmd report and perf script read */
+	if (optind == argc && (list || st.trig.n || st.nr_markers))
+		trace = access("trace.dat", F_OK) == 0 ? "trace.dat" :
+			access("perf.data", F_OK) == 0 ? "perf.data" : NULL;
+	if (!trace) {
+		fprintf(stderr, PROG ": %s\n", optind < argc ? "only one TRACE.dat, please" :
+			"missing TRACE.dat (and no ./trace.dat or ./perf.data here)");
 		fputs(usage_text, stderr);
 		goto out;
 	}
@@ -1091,7 +1098,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": --to must come after --from\n");
 		goto out;
 	}
-	trace = argv[optind];
 	ro.progress = isatty(2);
 	ro.warn = 1;
 	st.trace = trace;
