@@ -28,15 +28,20 @@
  *    finds it taken gives its snapshot up, it never waits); value, key
  *    and comm reach the control thread through the seqlock snap_seq
  *    (snap_write(), snap_read()), never torn.
- * 5. The text of a string field variable or save() field is copied into
- *    its slot of the element with plain stores, by every hit that saves
- *    it: a read of that text by the control thread while a hit rewrites
- *    it is not ordered (it may show a mix of two texts).  Not yet fixed:
- *    it needs a sequence word per string slot, as rule 4 has.
+ * 5. The text of a string field variable or save() field lives in a
+ *    seqlocked slot of the element (core/sslot.h): a hit writes it only
+ *    after claiming the slot's sequence word (a hit that finds it claimed
+ *    leaves the other's text), every word is an atomic, and a reader
+ *    copies it out and keeps the copy only if the sequence did not move:
+ *    hits through hist__ref_text() (bounded retries; a reference whose
+ *    slot stays busy counts as unset for that hit), the control thread
+ *    in print_saved() (until it succeeds).  No reader ever sees a mix of
+ *    two texts, and a hit neither locks, waits nor allocates.
  * 6. emit() generates the synthetic event inside the hit (one level
  *    deeper, through the hit's cpu slot: synth/).
  */
 #include "actions/actions.h"
+#include "core/sslot.h"
 #include "synth/synth.h"
 #include "common/fmt.h"
 
@@ -835,6 +840,21 @@ static uint64_t *slot_ptr(const struct hist__hist *h, uint8_t *payload, int slot
 	return (uint64_t *)(void *)(payload + h->var_off) + slot;
 }
 
+/* A saved text (V: its slot, or 0 while unset) as one hit left it (rule
+ * 5), through TEXT (HIST__STR_VAR_LEN_MAX bytes).  Context: control. */
+static void print_saved(struct hist__sb *sb, uint64_t v, char *text)
+{
+	int32_t n = v ? hist__sslot_read((const void *)(uintptr_t)v, text,
+					 HIST__STR_VAR_LEN_MAX, 0) : -1;
+	const char *s = "(null)";
+
+	if (n >= 0) {
+		text[n ? n - 1 : 0] = 0;
+		s = text;
+	}
+	hist__sb_str(sb, s, strlen(s), 32, true);
+}
+
 void hist__actions_print_entry(struct hist__sb *sb, const struct hist__hist *h,
 			       struct hist_map_elt *elt)
 {
@@ -857,9 +877,9 @@ void hist__actions_print_entry(struct hist__sb *sb, const struct hist__hist *h,
 			hist__sb_puts(sb, fv->name);
 			hist__sb_puts(sb, ": ");
 			if (fv->val->flags & HIST__F_STRING) {
-				const char *s = v ? (const char *)(uintptr_t)v : "(null)";
+				char text[HIST__STR_VAR_LEN_MAX];
 
-				hist__sb_str(sb, s, strlen(s), 32, true);
+				print_saved(sb, v, text);
 			} else {
 				hist__sb_u64(sb, v, 10, ' ');
 			}
@@ -876,15 +896,18 @@ static void store_fvar(const struct hist__hist *h, const struct hist__fvar *fv,
 	uint64_t v;
 
 	if (f->flags & HIST__F_STRING) {
-		char *buf = (char *)payload + fv->str_off;
+		char tmp[HIST__STR_VAR_LEN_MAX];
+		uint8_t *buf = payload + fv->str_off;
 		const char *s;
 		size_t n = f->str(f, e, &s);
 		size_t max = f->size < HIST__STR_VAR_LEN_MAX ? f->size : HIST__STR_VAR_LEN_MAX;
 
 		if (n > max - 1)
 			n = max - 1;
-		memcpy(buf, s, n);
-		buf[n] = 0;
+		memcpy(tmp, s, n);
+		tmp[n] = 0;
+		/* rule 5: a busy slot keeps the other hit's text */
+		(void)hist__sslot_write(buf, tmp, (uint32_t)n + 1);
 		v = (uint64_t)(uintptr_t)buf;
 	} else {
 		v = hist__field_val(f, e);
@@ -895,10 +918,12 @@ static void store_fvar(const struct hist__hist *h, const struct hist__fvar *fv,
 			 1ull << fv->slot);
 }
 
-/* Read every reference of H to its own variables from this element. */
+/* Read every reference of H to its own variables from this element
+ * (texts copied out of their slots, rule 5). */
 static bool resolve_self(const struct hist__hist *h, uint8_t *payload,
-			 uint64_t *refs)
+			 struct hist__eval *e)
 {
+	uint64_t *refs = e->refs;
 	uint64_t set = hist__load_acquire((uint64_t *)(void *)(payload + h->var_set_off));
 	uint32_t i;
 
@@ -910,6 +935,9 @@ static bool resolve_self(const struct hist__hist *h, uint8_t *payload,
 		if (!(set & (1ull << r->ref_var_idx)))
 			return false;
 		refs[i] = hist__load_relaxed(slot_ptr(h, payload, r->ref_var_idx));
+		if ((r->flags & (HIST__F_STRING | HIST__F_STACKTRACE)) &&
+		    !(refs[i] = hist__ref_text(refs[i], e->texts, i)))
+			return false;
 	}
 	return true;
 }
@@ -1041,7 +1069,7 @@ void hist__actions_run(const struct hist__hist *h, struct hist__eval *e,
 		store_fvar(h, h->fvars[i], e, payload);
 	if (!h->nr_actions)
 		return;
-	if (h->has_self_refs && !resolve_self(h, payload, e->refs))
+	if (h->has_self_refs && !resolve_self(h, payload, e))
 		return;
 	for (i = 0; i < h->nr_actions; i++) {
 		struct hist__action *a = h->actions[i];

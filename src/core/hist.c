@@ -4,6 +4,7 @@
  * (shared) tables, identity matching and teardown.
  */
 #include "core/trigger.h"
+#include "core/sslot.h"
 #include "filter/filter.h"
 
 /* Kernel trace clocks that count in ns (common_timestamp.usecs divides
@@ -52,28 +53,32 @@ static uint32_t layout(struct hist__hist *h)
 	h->comm_off = off;
 	if (h->needs_comm)
 		off += HIST__COMM_LEN;
-	/* string variables keep their text in the element */
+	/* string variables keep their text in the element, in slots with a
+	 * sequence word in front (core/sslot.h): OFF stays 8-byte aligned */
 	for (i = 0; i < h->nr_fvars + h->nr_save_vars; i++) {
 		struct hist__fvar *fv = i < h->nr_fvars ? h->fvars[i]
 							: h->save_vars[i - h->nr_fvars];
 
 		if (fv->val->flags & HIST__F_STRING) {
-			fv->str_off = off;
-			off += HIST__STR_VAR_LEN_MAX;
+			fv->str_off = off + HIST__SSLOT_HDR;
+			off += HIST__SSLOT_HDR + HIST__STR_VAR_LEN_MAX;
 		}
 	}
-	{
-		for (i = 0; i < h->nr_vars; i++) {
-			if (h->vars[i]->flags & HIST__F_STRING) {
-				h->vars[i]->key_offset = off;
-				off += HIST__STR_VAR_LEN_MAX;
-			} else if (h->vars[i]->flags & HIST__F_STACKTRACE) {
-				/* frames plus a terminating 0 */
-				h->vars[i]->key_offset = off;
-				off += (HIST__STACK_MAX + 1) * 8;
-			}
+	for (i = 0; i < h->nr_vars; i++) {
+		if (h->vars[i]->flags & HIST__F_STRING) {
+			h->vars[i]->key_offset = off + HIST__SSLOT_HDR;
+			off += HIST__SSLOT_HDR + HIST__STR_VAR_LEN_MAX;
+		} else if (h->vars[i]->flags & HIST__F_STACKTRACE) {
+			/* frames plus a terminating 0 */
+			h->vars[i]->key_offset = off + HIST__SSLOT_HDR;
+			off += HIST__SSLOT_HDR + (HIST__STACK_MAX + 1) * 8;
 		}
 	}
+	/* references whose value is such a slot: a hit copies them */
+	h->has_text_refs = false;
+	for (i = 0; i < h->nr_refs; i++)
+		if (h->refs[i]->flags & (HIST__F_STRING | HIST__F_STACKTRACE))
+			h->has_text_refs = true;
 	return (off + 7) & ~7u;
 }
 
@@ -270,18 +275,23 @@ static void set_vars(const struct hist__hist *h, struct hist__eval *e,
 		const struct hist__field *v = h->vars[i];
 		uint64_t val;
 
+		/* Texts and stacks go through their slot's seqlock: a hit
+		 * that finds another writing it leaves that one's (sslot.h) */
 		if (v->flags & HIST__F_STRING) {
-			char *buf = (char *)payload + v->key_offset;
+			char tmp[HIST__STR_VAR_LEN_MAX];
+			uint8_t *buf = payload + v->key_offset;
 			const char *s;
 			size_t n = v->str(v, e, &s);
 
-			if (n > 255)
-				n = 255;
-			memcpy(buf, s, n);
-			buf[n] = 0;
+			if (n > HIST__STR_VAR_LEN_MAX - 1)
+				n = HIST__STR_VAR_LEN_MAX - 1;
+			memcpy(tmp, s, n);
+			tmp[n] = 0;
+			(void)hist__sslot_write(buf, tmp, (uint32_t)n + 1);
 			val = (uint64_t)(uintptr_t)buf;
 		} else if (v->flags & HIST__F_STACKTRACE) {
-			uint64_t *buf = (uint64_t *)(void *)(payload + v->key_offset);
+			uint64_t tmp[HIST__STACK_MAX + 1];
+			uint8_t *buf = payload + v->key_offset;
 			const struct hist__field *src = v;
 			const uint64_t *st;
 			unsigned n;
@@ -289,12 +299,13 @@ static void set_vars(const struct hist__hist *h, struct hist__eval *e,
 			while (src->flags & HIST__F_ALIAS)
 				src = src->operands[0];
 			if (src->ef) {
-				n = hist__read_stack(src->ef, e->r, buf, HIST__STACK_MAX);
+				n = hist__read_stack(src->ef, e->r, tmp, HIST__STACK_MAX);
 			} else {
 				n = hist__rec_stack(e->r, &st);
-				memcpy(buf, st, n * 8);
+				memcpy(tmp, st, n * 8);
 			}
-			buf[n] = 0;
+			tmp[n] = 0;
+			(void)hist__sslot_write(buf, tmp, (n + 1) * 8);
 			val = (uint64_t)(uintptr_t)buf;
 		} else {
 			val = hist__field_val(v, e);
@@ -307,7 +318,8 @@ static void set_vars(const struct hist__hist *h, struct hist__eval *e,
 		hist__or_release(set, bits);
 }
 
-void hist__hist_hit(struct hist__hist *h, struct hist__rec *r)
+static HIST__ALWAYS_INLINE void hist_hit(struct hist__hist *h, struct hist__rec *r,
+					 uint8_t *texts)
 {
 	uint64_t keybuf[HIST__KEY_SIZE_MAX / 8];
 	uint64_t refs[HIST__REFS_MAX];
@@ -325,6 +337,7 @@ void hist__hist_hit(struct hist__hist *h, struct hist__rec *r)
 	e.h = h;
 	e.payload = NULL;
 	e.refs = refs;
+	e.texts = texts;
 	e.ts = 0;
 	if (h->uses_ts) {
 		e.ts = r->hit ? r->hit->ts : 0;
@@ -339,7 +352,7 @@ void hist__hist_hit(struct hist__hist *h, struct hist__rec *r)
 	} else {
 		build_key(h, &e, key);
 	}
-	if (h->nr_refs && !hist__resolve_refs(h, key, refs))
+	if (h->nr_refs && !hist__resolve_refs(h, key, refs, texts))
 		return;
 	ia.h = h;
 	ia.r = r;
@@ -359,6 +372,23 @@ void hist__hist_hit(struct hist__hist *h, struct hist__rec *r)
 		set_vars(h, &e, payload);
 	if (h->nr_fvars || h->nr_actions)
 		h->aops->run(h, &e, elt, key);
+}
+
+/* A hit of a hist that references texts: the stack space for the copies
+ * its references read (a hist without them never pays for it). */
+static HIST__NOINLINE void hist_hit_texts(struct hist__hist *h, struct hist__rec *r)
+{
+	uint64_t texts[HIST__REFS_MAX * HIST__STR_VAR_LEN_MAX / 8];
+
+	hist_hit(h, r, (uint8_t *)texts);
+}
+
+void hist__hist_hit(struct hist__hist *h, struct hist__rec *r)
+{
+	if (h->has_text_refs)
+		hist_hit_texts(h, r);
+	else
+		hist_hit(h, r, NULL);
 }
 
 /*

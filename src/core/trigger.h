@@ -145,6 +145,9 @@ struct hist__hist {
 	struct hist__trigger *var_hists[HIST__FVARS_MAX];
 	uint32_t nr_var_hists;
 	bool has_self_refs;
+	/* a reference to a string or stack variable: each hit copies it
+	 * out of its seqlocked slot first (core/sslot.h, hist__resolve_refs) */
+	bool has_text_refs;
 	uint32_t key_size;
 	uint32_t map_bits;
 	char *cmd;			/* the command's params as written */
@@ -334,9 +337,17 @@ bool hist__local_field_var(struct hist__fctx *fc, const char *sys, size_t slen,
 int hist__hist_add_ref(struct hist__hist *h, struct hist__field *ref) HIST__INTERNAL;
 bool hist__event_has_var(const struct hist_event *ev, const struct hist__hist *self,
 			 const char *name, size_t n) HIST__INTERNAL;
-/* Resolve H's references for this hit into VALS; false if one is unset. */
+/* Resolve H's references for this hit into VALS; false if one is unset.
+ * A text or stack reference is copied into TEXTS (HIST__STR_VAR_LEN_MAX
+ * bytes per reference: see hist__eval.texts) and its value points there,
+ * so what the hit passes on no other hit writes; false also when its
+ * slot stayed busy (core/sslot.h). */
 bool hist__resolve_refs(const struct hist__hist *h, const uint8_t *key,
-			uint64_t *vals) HIST__INTERNAL;
+			uint64_t *vals, uint8_t *texts) HIST__INTERNAL;
+/* Copy the seqlocked text or stack at V (a variable's value) into
+ * TEXTS' slot for reference I and return that copy's address, or 0 when
+ * the slot stayed busy.  Context: a hit. */
+uint64_t hist__ref_text(uint64_t v, uint8_t *texts, uint32_t i) HIST__INTERNAL;
 
 
 /*

@@ -5,6 +5,7 @@
  * up in the defining histogram's map).
  */
 #include "core/trigger.h"
+#include "core/sslot.h"
 
 static bool span_is(const char *s, size_t n, const char *lit)
 {
@@ -244,8 +245,24 @@ const struct hist__var_ops hist__var_ops = {
  * consumed (as the kernel's resolve_var_refs() leaves them,
  * kernel/trace/trace_events_hist.c).
  */
+uint64_t hist__ref_text(uint64_t v, uint8_t *texts, uint32_t i)
+{
+	uint8_t *copy = texts + (size_t)i * HIST__STR_VAR_LEN_MAX;
+	int32_t n;
+
+	if (!v)
+		return 0;
+	n = hist__sslot_read((const void *)(uintptr_t)v, copy, HIST__STR_VAR_LEN_MAX,
+			     HIST__SSLOT_TRIES_HIT);
+	if (n < 0)
+		return 0;
+	if (n < 8)
+		memset(copy + n, 0, 8 - (size_t)n);	/* a text or stack ends */
+	return (uint64_t)(uintptr_t)copy;
+}
+
 bool hist__resolve_refs(const struct hist__hist *h, const uint8_t *key,
-			uint64_t *vals)
+			uint64_t *vals, uint8_t *texts)
 {
 	uint32_t i;
 
@@ -269,6 +286,9 @@ bool hist__resolve_refs(const struct hist__hist *h, const uint8_t *key,
 			return false;
 		vals[i] = hist__load_relaxed((uint64_t *)(void *)(p + def->var_off) +
 					     ref->ref_var_idx);
+		if ((ref->flags & (HIST__F_STRING | HIST__F_STACKTRACE)) &&
+		    !(vals[i] = hist__ref_text(vals[i], texts, i)))
+			return false;
 		if (h->ref_once[i])
 			hist__and_relaxed(set, ~bit);
 	}

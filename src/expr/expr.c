@@ -264,6 +264,14 @@ static size_t str_ref(const struct hist__field *f, struct hist__eval *e,
 	return strlen(*s);
 }
 
+/* An alias's text is its reference's: the reference knows its slot in
+ * the resolved values (the alias has none of its own). */
+static size_t str_alias(const struct hist__field *f, struct hist__eval *e,
+			const char **s)
+{
+	return f->operands[0]->str(f->operands[0], e, s);
+}
+
 /* An alias (y=$x) reads what its reference resolved to. */
 static uint64_t ev_alias(const struct hist__field *f, struct hist__eval *e)
 {
@@ -736,7 +744,7 @@ static struct hist__field *parse_atom(struct hist__fctx *fc, const char *s,
 			}
 			a->operands[0] = f;
 			a->fn = ev_alias;
-			a->str = f->str;
+			a->str = f->str ? str_alias : NULL;
 			a->size = f->size;
 			a->is_signed = f->is_signed;
 			a->flags |= f->flags & (HIST__F_TIMESTAMP |

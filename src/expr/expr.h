@@ -24,6 +24,10 @@ struct hist__eval {
 	const struct hist__hist *h;
 	uint8_t *payload;	   /* current map element's payload, or NULL */
 	uint64_t *refs;		   /* resolved variable references */
+	/* the hit's own copies of the texts and stacks its references
+	 * name, HIST__STR_VAR_LEN_MAX bytes per reference (core/sslot.h),
+	 * or NULL when the hist references none */
+	uint8_t *texts;
 	uint64_t ts;		   /* common_timestamp in this hist's unit */
 };
 
