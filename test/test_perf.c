@@ -948,6 +948,37 @@ static void test_pid_gate(void)
 	hist_tracedat_close(td);
 }
 
+/*
+ * The command line: --kallsyms with the case's zstd copy names g08's
+ * call sites (without it they stay addresses, with a warning), --pid
+ * over a trace.dat is refused with exit 2.
+ */
+static void test_cli_options(void)
+{
+	const char *c = "test/conformance/cases-perf/g08-vals-sums-sym";
+	char cmd[1024], *out;
+
+	if (access("build/hist-replay", X_OK)) {
+		printf("# SKIP hist-replay options: build/hist-replay is not built\n");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "build/hist-replay --kallsyms %s/kallsyms.zst --pid 1 "
+		 "-t 'kmem/kmalloc hist:keys=call_site.sym' %s/perf.data 2>&1", c, c);
+	out = run(cmd);
+	T_ASSERT(out && strstr(out, "] proc_pid_readlink "));
+	free(out);
+	snprintf(cmd, sizeof(cmd), "HIST_REPLAY_KALLSYMS= build/hist-replay "
+		 "-t 'kmem/kmalloc hist:keys=call_site.sym' %s/perf.data 2>&1", c);
+	out = run(cmd);
+	T_ASSERT(out && strstr(out, "--kallsyms") && !strstr(out, "] proc_pid_readlink "));
+	free(out);
+	snprintf(cmd, sizeof(cmd), "build/hist-replay --pid 1 -t 'sched/sched_switch "
+		 "hist:keys=prev_pid' test/data/sched.v7-zstd.dat >/dev/null 2>&1; echo rc=$?");
+	out = run(cmd);
+	T_ASSERT(out && strstr(out, "rc=2"));
+	free(out);
+}
+
 static void test_not_perf(void)
 {
 	uint8_t b[64];
@@ -1061,6 +1092,7 @@ int main(void)
 	T_RUN(test_corrupt_sample);
 	T_RUN(test_threads_dir);
 	T_RUN(test_pid_gate);
+	T_RUN(test_cli_options);
 	T_RUN(test_not_perf);
 	T_RUN(test_flips);
 	return T_DONE();
