@@ -549,6 +549,8 @@ int hist__hist_parse(struct hist_event *ev, const char *params, size_t n,
 	struct hist__hist *h = NULL;
 	size_t i;
 	int ret;
+	/* the command ends here whatever trim() takes off its start */
+	const char *end = params + n;
 
 	memset(out, 0, sizeof(*out));
 	if (split_filter(params, n, &attr_n, &filter, &filter_n)) {
@@ -582,7 +584,7 @@ int hist__hist_parse(struct hist_event *ev, const char *params, size_t n,
 	}
 	h->ev = ev;
 	h->aops = &hist__actions_ops;
-	if (!(h->cmd = hist__strndup(params, n)))
+	if (!(h->cmd = hist__strndup(params, (size_t)(end - params))))
 		goto nomem;
 	h->map_bits = a.map_bits ? a.map_bits : 11;
 	h->nohitcount = a.nohitcount;
