@@ -872,6 +872,18 @@ static int event_file_write(struct replay *r, const char *sys,
 		set_msg(r, "events/%s: not a writable event file%s", file, NULL);
 		return -HIST_EINVAL;
 	}
+	/*
+	 * The kernel's own ftrace/ events have neither enable nor filter
+	 * files, and of them only print has a trigger file (trace_marker
+	 * writes run its triggers): Linux 6.1 and 6.12 list format, hist
+	 * (and id) for bprint, function, kernel_stack and the others
+	 * (conformance case k15-bprint-no-trigger).
+	 */
+	if (!strcmp(sys, "ftrace") &&
+	    (strcmp(file, "trigger") || strcmp(name, "print"))) {
+		set_msg(r, "the kernel has no events/ftrace/%s/%s", name, file);
+		return -HIST_ENOENT;
+	}
 	ev = target_event(r, sys, name);
 	if (!ev) {
 		set_msg(r, "no event %s/%s in the recording (--list shows its events)",

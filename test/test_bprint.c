@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace_printk records (ftrace:bprint) of a real recording: the
+ * conformance case k15-bprint-no-trigger, recorded on Linux 6.1 by the
+ * oracle while a test module (test/oracle/modules/hist_bprint.c) wrote
+ * 15 trace_printk records from two functions at load.
+ *
+ * For every bprint record, the trace.dat reader's lookups must say what
+ * `trace-cmd report` says: the `ip` field's symbol (the function name
+ * report prints), and the `fmt` field's format string from the
+ * recording's printk_formats (whose constant start is the start of
+ * report's text).  The kernel has no trigger file for ftrace/bprint, so
+ * hist-replay refuses a trigger there as the kernel does (the case's
+ * writes, checked by test_conformance); this test checks the lookups the
+ * record fields need.
+ */
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hist_ftrace.h"
+
+#define TRACE "test/conformance/cases/k15-bprint-no-trigger/trace.dat"
+#define MAX_RECS 64
+
+/* the two formats of the module, as printk_formats prints them */
+static const char fmt_a[] = "hist_bprint a: i=%d sq=%d\\n";
+static const char fmt_b[] = "hist_bprint b: i=%d v=%lx %s\\n";
+
+struct rec {
+	char sym[128];
+	const char *fmt;
+};
+
+static struct rec recs[MAX_RECS];
+static unsigned nr_recs;
+
+static const struct hist_field_desc *field(const struct hist_event_desc *d,
+					   const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->nr_fields; i++)
+		if (!strcmp(d->fields[i].name, name))
+			return &d->fields[i];
+	return NULL;
+}
+
+static uint64_t read_u64(const struct hist_ftrace_record *r,
+			 const struct hist_field_desc *f)
+{
+	uint64_t v = 0;
+
+	if (f->size == 8 && f->offset + 8 <= r->len)
+		memcpy(&v, r->data + f->offset, 8);
+	return v;
+}
+
+/* Every bprint record's ip symbol and fmt string, in order. */
+static void test_lookups(void)
+{
+	char err[256];
+	struct hist_tracedat *td = hist_tracedat_open(TRACE, err, sizeof(err));
+	const struct hist_ftrace_event *ev;
+	const struct hist_field_desc *fip, *ffmt;
+	struct hist_ftrace_record r;
+	unsigned na = 0, nb = 0;
+
+	T_ASSERT(td != NULL);
+	if (!td) {
+		printf("# %s: %s\n", TRACE, err);
+		return;
+	}
+	ev = hist_tracedat_find_event(td, "ftrace", "bprint");
+	T_ASSERT(ev != NULL);
+	fip = ev ? field(&ev->desc, "ip") : NULL;
+	ffmt = ev ? field(&ev->desc, "fmt") : NULL;
+	T_ASSERT(fip && ffmt);
+	if (!fip || !ffmt) {
+		hist_tracedat_close(td);
+		return;
+	}
+	while (hist_tracedat_next(td, &r) > 0) {
+		struct rec *x;
+		uint64_t ip, fmt;
+
+		if (r.type != ev->desc.id || nr_recs == MAX_RECS)
+			continue;
+		x = &recs[nr_recs++];
+		ip = read_u64(&r, fip);
+		fmt = read_u64(&r, ffmt);
+		T_ASSERT(hist_tracedat_sym(td, ip, 0, x->sym, sizeof(x->sym)) > 0);
+		x->fmt = hist_tracedat_printk_fmt(td, fmt);
+		T_ASSERT(x->fmt != NULL);
+		if (!x->fmt)
+			continue;
+		/* each function wrote its own format */
+		if (!strcmp(x->fmt, fmt_a)) {
+			na++;
+			T_STREQ(x->sym, "hist_bprint_a [hist_bprint]");	/* as %ps */
+		} else {
+			nb++;
+			T_STREQ(x->fmt, fmt_b);
+			T_STREQ(x->sym, "hist_bprint_b [hist_bprint]");
+		}
+		/* an address that is not a format's start finds nothing */
+		T_ASSERT(hist_tracedat_printk_fmt(td, fmt + 1) == NULL);
+	}
+	T_EQ(hist_tracedat_error(td)[0], 0);
+	T_EQU(nr_recs, 15);
+	T_EQU(na, 10);
+	T_EQU(nb, 5);
+	hist_tracedat_close(td);
+}
+
+/* The same records as `trace-cmd report` prints them. */
+static void test_report(void)
+{
+	FILE *f;
+	char line[1024];
+	unsigned n = 0;
+
+	if (system("command -v trace-cmd >/dev/null 2>&1") != 0) {
+		printf("# SKIP report: no trace-cmd\n");
+		return;
+	}
+	f = popen("trace-cmd report " TRACE " 2>/dev/null", "r");
+	T_ASSERT(f != NULL);
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		/* "  insmod-149 [001] 17.247348: bprint: hist_bprint_a: hist_bprint a: i=0 sq=0" */
+		char *p = strstr(line, " bprint:"), *func, *text;
+		size_t pre;
+
+		if (!p)
+			continue;
+		func = p + 8;
+		while (*func == ' ')
+			func++;
+		text = strstr(func, ": ");
+		T_ASSERT(text != NULL);
+		if (!text || n >= nr_recs) {
+			n++;
+			continue;
+		}
+		*text = 0;
+		text += 2;
+		/* report leaves out the " [module]" that %ps appends */
+		if (strncmp(func, recs[n].sym, strcspn(recs[n].sym, " ")) ||
+		    strlen(func) != strcspn(recs[n].sym, " "))
+			T_FAILF("record %u: report '%s', sym '%s'", n, func, recs[n].sym);
+		/* report prints the format filled in: its start up to the
+		 * first conversion is the text's start */
+		if (recs[n].fmt) {
+			pre = strcspn(recs[n].fmt, "%");
+			if (strncmp(text, recs[n].fmt, pre))
+				T_FAILF("record %u: report '%s', format '%s'", n, text,
+					recs[n].fmt);
+		}
+		n++;
+	}
+	pclose(f);
+	T_EQU(n, nr_recs);
+}
+
+int main(void)
+{
+	T_RUN(test_lookups);
+	T_RUN(test_report);
+	return T_DONE();
+}
