@@ -31,7 +31,7 @@ static const char fmt_b[] = "hist_bprint b: i=%d v=%lx %s\\n";
 
 struct rec {
 	char sym[128];
-	const char *fmt;
+	char fmt[128];	/* "" when the lookup found none */
 };
 
 static struct rec recs[MAX_RECS];
@@ -85,6 +85,7 @@ static void test_lookups(void)
 	while (hist_tracedat_next(td, &r) > 0) {
 		struct rec *x;
 		uint64_t ip, fmt;
+		const char *f;
 
 		if (r.type != ev->desc.id || nr_recs == MAX_RECS)
 			continue;
@@ -92,10 +93,12 @@ static void test_lookups(void)
 		ip = read_u64(&r, fip);
 		fmt = read_u64(&r, ffmt);
 		T_ASSERT(hist_tracedat_sym(td, ip, 0, x->sym, sizeof(x->sym)) > 0);
-		x->fmt = hist_tracedat_printk_fmt(td, fmt);
-		T_ASSERT(x->fmt != NULL);
-		if (!x->fmt)
+		f = hist_tracedat_printk_fmt(td, fmt);
+		T_ASSERT(f != NULL);
+		if (!f)
 			continue;
+		/* a copy: the string lives as long as TD */
+		snprintf(x->fmt, sizeof(x->fmt), "%s", f);
 		/* each function wrote its own format */
 		if (!strcmp(x->fmt, fmt_a)) {
 			na++;
@@ -154,7 +157,7 @@ static void test_report(void)
 			T_FAILF("record %u: report '%s', sym '%s'", n, func, recs[n].sym);
 		/* report prints the format filled in: its start up to the
 		 * first conversion is the text's start */
-		if (recs[n].fmt) {
+		if (recs[n].fmt[0]) {
 			pre = strcspn(recs[n].fmt, "%");
 			if (strncmp(text, recs[n].fmt, pre))
 				T_FAILF("record %u: report '%s', format '%s'", n, text,
