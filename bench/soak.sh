@@ -151,7 +151,22 @@ wait "$pid"
 rc=$?
 end=$(date +%s)
 kill "$sampler" 2>/dev/null
-[ "$use_hfs" = 1 ] && wait "$changer"
+stuck=0
+if [ "$use_hfs" = 1 ]; then
+	# a change still waiting 30 s after the end is stuck: say so, and end
+	# it (a FUSE request gives way to SIGKILL)
+	i=0
+	while kill -0 "$changer" 2>/dev/null && [ $i -lt 30 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	if kill -0 "$changer" 2>/dev/null; then
+		stuck=1
+		kill -9 "$changer" 2>/dev/null
+		echo "stuck $(( ($(date +%s) - start) * 1000 ))" >> "$tmp/hfs.ops"
+	fi
+	wait "$changer" 2>/dev/null
+fi
 adds=$(grep -c '^add ' "$tmp/hfs.ops")
 rms=$(grep -c '^rm ' "$tmp/hfs.ops")
 wfail=$(grep -c 'failed' "$tmp/hfs.ops")
@@ -181,7 +196,9 @@ rounds=$(cat "$tmp/rounds" 2>/dev/null || echo 0)
 made=$((rounds * READS))
 # the last (final) print: dd's read(2) calls (sys_read, id 0), from the
 # trigger filtered on comm == "dd"
-final=$(awk '/^# raw_syscalls\/sys_enter/ { buf = "" } { buf = buf $0 "\n" } END { printf "%s", buf }' "$tmp/out")
+# (from the last sys_enter header on: the output of -i is tens of MB)
+at=$(grep -n '^# raw_syscalls/sys_enter' "$tmp/out" | tail -n 1 | cut -d: -f1)
+final=$(tail -n +"${at:-1}" "$tmp/out")
 counted=$(printf '%s' "$final" | awk '/^\{ id: sys_read / { for (i = 1; i <= NF; i++) if ($i == "hitcount:") s += $(i + 1) } END { print s + 0 }')
 lost=$(grep '^# lost:' "$tmp/err" "$tmp/out" 2>/dev/null | tail -n 1 | sed -n 's/.*total \([0-9]*\) events.*/\1/p')
 lost=${lost:-0}
@@ -239,6 +256,7 @@ if [ "$use_hfs" = 1 ]; then
 	[ "$hrc" -eq 0 ] || { echo "soak: FAIL histfs exit $hrc"; sed 's/^/  /' "$tmp/hfs.err" | tail -5; fail=1; }
 	[ "$wfail" -eq 0 ] || { echo "soak: FAIL $wfail trigger writes failed"; sed 's/^/  /' "$tmp/hfs.writes" | tail -5; fail=1; }
 	[ "$adds" -gt 0 ] && [ "$rms" -gt 0 ] || { echo "soak: FAIL histfs got no trigger changes"; fail=1; }
+	[ "$stuck" = 0 ] || echo "soak: FAIL a histfs trigger change was still waiting at the end (killed)"
 	if [ "$slowest" -gt $((MAX_CHANGE_S * 1000)) ]; then
 		echo "soak: FAIL a histfs trigger change took $slowest ms (limit ${MAX_CHANGE_S} s)"
 		fail=1
