@@ -72,13 +72,27 @@ clean: fuzz-clean
 # Coverage of src/ by `make check` (unit tests, conformance, corpus replay),
 # and separately of the tools (examples/: hist-replay, hist-live, the
 # malloc tracer, histfs), each against its floor: CI fails when a change
-# lowers one (COV_LINES/COV_BRANCHES: the library; COV_TOOL_LINES/
-# COV_TOOL_BRANCHES: the tools; set a little under the last measured
-# figures, which fuzz/README.md keeps).
+# lowers one (set a little under the last measured figures, which
+# fuzz/README.md keeps).
+#
+# Branches are gcc's (-O0 --coverage), as gcovr counts them: every edge
+# of every condition (`a && b` is four).  The specialised hit path
+# (src/core/variants.c, with the inline readers of src/core/rd.h and
+# src/map/map_inline.h) copies the same few source conditions into every
+# variant cell, and gcc counts each copy's edges on the shared source line:
+# 10,434 of the library's 18,713 edges, most constant within a cell.  So
+# the library's branch floor is checked twice: over every edge
+# (COV_BRANCHES), and over the library without those three files
+# (COV_SRC_BRANCHES: each source branch counted once, 88.2% on 26 Nov;
+# the issue's "89.1%" fits this count), the three files keeping their line
+# figure.  gcovr --decisions (if/while/?: both ways, each switch case) is
+# printed too, as a cross-check.
 COV_LINES         ?= 94
-COV_BRANCHES      ?= 57
-COV_TOOL_LINES    ?= 71
-COV_TOOL_BRANCHES ?= 58
+COV_BRANCHES      ?= 59
+COV_SRC_BRANCHES  ?= 87
+COV_TOOL_LINES    ?= 76
+COV_TOOL_BRANCHES ?= 64
+COV_SPECIALISED   := -e src/core/variants.c -e src/core/rd.h -e src/map/map_inline.h
 
 coverage:
 	rm -rf $(COV_BUILD)
@@ -94,6 +108,13 @@ coverage:
 	gcovr -r . -f src/ --object-directory $(COV_BUILD) --print-summary \
 		--fail-under-line $(COV_LINES) --fail-under-branch $(COV_BRANCHES) \
 		-o /dev/null $(COV_BUILD)
+	@echo "== library without the specialised hit path: floor $(COV_SRC_BRANCHES)% branches"
+	gcovr -r . -f src/ $(COV_SPECIALISED) --object-directory $(COV_BUILD) --print-summary \
+		--fail-under-branch $(COV_SRC_BRANCHES) -o /dev/null $(COV_BUILD)
+	@echo "== library, decisions (gcovr --decisions; no floor)"
+	gcovr -r . -f src/ --decisions --object-directory $(COV_BUILD) \
+		--json $(COV_BUILD)/decisions.json $(COV_BUILD)
+	python3 fuzz/decisions.py $(COV_BUILD)/decisions.json
 	@echo "== tools (examples/): floor $(COV_TOOL_LINES)% lines, $(COV_TOOL_BRANCHES)% branches"
 	gcovr -r . -f examples/ --object-directory $(COV_BUILD) --print-summary \
 		--fail-under-line $(COV_TOOL_LINES) --fail-under-branch $(COV_TOOL_BRANCHES) \
