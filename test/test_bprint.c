@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "hist_ftrace.h"
+#include "../examples/hist-replay/replay_int.h"	/* replay__find_field() */
 
 #define TRACE "test/conformance/cases/k18-bprint-no-trigger/trace.dat"
 #define MAX_RECS 64
@@ -36,17 +37,6 @@ struct rec {
 
 static struct rec recs[MAX_RECS];
 static unsigned nr_recs;
-
-static const struct hist_field_desc *field(const struct hist_event_desc *d,
-					   const char *name)
-{
-	uint32_t i;
-
-	for (i = 0; i < d->nr_fields; i++)
-		if (!strcmp(d->fields[i].name, name))
-			return &d->fields[i];
-	return NULL;
-}
 
 static uint64_t read_u64(const struct hist_ftrace_record *r,
 			 const struct hist_field_desc *f)
@@ -75,8 +65,8 @@ static void test_lookups(void)
 	}
 	ev = hist_tracedat_find_event(td, "ftrace", "bprint");
 	T_ASSERT(ev != NULL);
-	fip = ev ? field(&ev->desc, "ip") : NULL;
-	ffmt = ev ? field(&ev->desc, "fmt") : NULL;
+	fip = ev ? replay__find_field(&ev->desc, "ip") : NULL;
+	ffmt = ev ? replay__find_field(&ev->desc, "fmt") : NULL;
 	T_ASSERT(fip && ffmt);
 	if (!fip || !ffmt) {
 		hist_tracedat_close(td);
