@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * trace_printk records (ftrace:bprint) of a real recording: the
- * conformance case k18-bprint-no-trigger, recorded on Linux 6.1 by the
+ * conformance case k19-bprint-no-trigger, recorded on Linux 6.1 by the
  * oracle while a test module (test/oracle/modules/hist_bprint.c) wrote
  * 15 trace_printk records from two functions at load.
  *
@@ -23,7 +23,7 @@
 #include "hist_ftrace.h"
 #include "../examples/hist-replay/replay_int.h"	/* replay__find_field() */
 
-#define TRACE "test/conformance/cases/k18-bprint-no-trigger/trace.dat"
+#define TRACE "test/conformance/cases/k19-bprint-no-trigger/trace.dat"
 #define MAX_RECS 64
 
 /* the two formats of the module, as printk_formats prints them */

@@ -877,7 +877,7 @@ static int event_file_write(struct replay *r, const char *sys,
 	 * files, and of them only print has a trigger file (trace_marker
 	 * writes run its triggers): Linux 6.1 and 6.12 list format, hist
 	 * (and id) for bprint, function, kernel_stack and the others
-	 * (conformance case k18-bprint-no-trigger).
+	 * (conformance case k19-bprint-no-trigger).
 	 */
 	if (!strcmp(sys, "ftrace") &&
 	    (strcmp(file, "trigger") || strcmp(name, "print"))) {
