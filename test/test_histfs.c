@@ -748,6 +748,76 @@ static void test_concurrent(void)
 	free(t);
 }
 
+/* ---- a busy workload: the files still answer ------------------------- */
+
+static double now_s(void);
+
+/*
+ * Events that come faster than histfs counts them (a child making
+ * system calls without pause, one trigger on every sys_enter) must not
+ * hold up the hist files: a trigger added, the hist file read (it drains
+ * first) and the trigger removed each answer within BUSY_MAX_S, as the
+ * kernel's would at once.  What histfs skips to answer is reported under
+ * the table.  A liveness bound, generous for a loaded machine, not a
+ * benchmark (bench/soak.sh is the long run).
+ */
+#define BUSY_MAX_S 5.0
+
+static void test_busy(void)
+{
+	const char *trig = "events/raw_syscalls/sys_enter/trigger";
+	char name[16], cmd[200], extra[] = "hist:keys=id,common_pid:size=4096";
+	char rm[sizeof(extra) + 1];
+	double t0, dt;
+	pid_t pid;
+	char *h;
+
+	if (skip)
+		return;
+	snprintf(name, sizeof(name), "hb%d", (int)getpid());
+	snprintf(rm, sizeof(rm), "!%s", extra);
+	/* every process's system calls, and the busy child's by name */
+	if (mwrite(trig, "hist:keys=id", 0)) {
+		printf("# SKIP busy: no raw_syscalls/sys_enter\n");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "hist:keys=common_pid.execname if comm == \"%s\"", name);
+	T_EQ(mwrite(trig, cmd, 1), 0);
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_NAME, name);
+		for (;;)
+			(void)getppid();
+	}
+	T_ASSERT(pid > 0);
+	sleep(2);	/* a backlog */
+	t0 = now_s();
+	T_EQ(mwrite(trig, extra, 1), 0);
+	dt = now_s() - t0;
+	printf("# busy: a trigger added in %.3f s\n", dt);
+	T_ASSERT(dt < BUSY_MAX_S);
+	t0 = now_s();
+	h = mslurp("events/raw_syscalls/sys_enter/hist");
+	dt = now_s() - t0;
+	printf("# busy: the hist read in %.3f s\n", dt);
+	T_ASSERT(dt < BUSY_MAX_S);
+	/* the child's calls before the read were counted */
+	T_ASSERT(h && strstr(h, name));
+	if (h && strstr(h, "\n# "))
+		printf("# busy: the hist file ends: %s", strstr(h, "\n# ") + 1);
+	free(h);
+	t0 = now_s();
+	T_EQ(mwrite(trig, rm, 1), 0);
+	dt = now_s() - t0;
+	printf("# busy: the trigger removed in %.3f s\n", dt);
+	T_ASSERT(dt < BUSY_MAX_S);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	T_EQ(mwrite(trig, "", 0), 0);
+}
+
 /* ---- the hist files' ERROR lines of 4.17 to 5.1 ---------------------- */
 
 /*
@@ -928,6 +998,7 @@ int main(int argc, char **argv)
 	T_RUN(test_libtracefs);
 	T_RUN(test_marker);
 	T_RUN(test_concurrent);
+	T_RUN(test_busy);
 	T_RUN(test_poll);
 	T_RUN(test_old_errors);
 	T_RUN(test_unmount_cleans);

@@ -34,6 +34,15 @@
 
 struct hfs hfs = { .rootfd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
+/* hfs.lock for a user's request: said in hfs.waiting, so that the drain
+ * thread bounds its drain and lets the request in (hctx_drain_background()) */
+static void user_lock(void)
+{
+	atomic_fetch_add(&hfs.waiting, 1);
+	pthread_mutex_lock(&hfs.lock);
+	atomic_fetch_sub(&hfs.waiting, 1);
+}
+
 enum kind {
 	K_PASS,		/* the real file */
 	K_PRIVATE,	/* one of our own instances: hidden */
@@ -280,7 +289,7 @@ static int hfs_getattr(const char *path, struct stat *st, struct fuse_file_info 
 	case K_SYN_SYS:
 		if (r.kind == K_SYN_FILE && !r.file)
 			return -ENOENT;
-		pthread_mutex_lock(&hfs.lock);
+		user_lock();
 		ok = synth_exists(r.kind == K_SYN_DIR || r.kind == K_SYN_SYS ? NULL : r.ev);
 		pthread_mutex_unlock(&hfs.lock);
 		if (!ok)
@@ -324,7 +333,7 @@ static int hfs_readdir(const char *path, void *buf, fuse_fill_dir_t filler,
 	if (r.kind == K_SYN_DIR || r.kind == K_SYN_EVENT) {
 		add(buf, filler, ".");
 		add(buf, filler, "..");
-		pthread_mutex_lock(&hfs.lock);
+		user_lock();
 		names = hctx_synth_names(hctx_get(NULL, 0, &ret));
 		pthread_mutex_unlock(&hfs.lock);
 		ret = -ENOENT;
@@ -374,7 +383,7 @@ static int hfs_readdir(const char *path, void *buf, fuse_fill_dir_t filler,
 		if (n == 0 && !r.in_inst)
 			add(buf, filler, "synthetic_events");
 		if (n == 1 && !r.in_inst && !strcmp(comp[base], "events")) {
-			pthread_mutex_lock(&hfs.lock);
+			user_lock();
 			if (synth_exists(NULL))
 				add(buf, filler, "synthetic");
 			pthread_mutex_unlock(&hfs.lock);
@@ -413,7 +422,7 @@ static int hfs_rmdir(const char *path)
 		return -EPERM;
 	/* instances/NAME: its hist state and private instance go first */
 	if (split(path, comp, 8) == 2 && r.in_inst) {
-		pthread_mutex_lock(&hfs.lock);
+		user_lock();
 		hctx_drop(r.inst);
 		pthread_mutex_unlock(&hfs.lock);
 	}
@@ -482,7 +491,7 @@ static int open_trunc(struct fh *h)
 	hist_event *ev;
 	int ret = 0;
 
-	pthread_mutex_lock(&hfs.lock);
+	user_lock();
 	c = ctx_of(&h->r);
 	switch (h->kind) {
 	case K_TRIGGER:
@@ -591,7 +600,7 @@ static int hfs_poll(const char *path, struct fuse_file_info *fi,
 		*reventsp = POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM;
 		return 0;
 	}
-	pthread_mutex_lock(&hfs.lock);
+	user_lock();
 	ev = hist_ev(h, &c);
 	hctx_drain(c);
 	if (event_hits(ev) != h->seen) {
@@ -647,7 +656,7 @@ static int hfs_open(const char *path, struct fuse_file_info *fi)
 		ret = -EISDIR;
 		goto fail;
 	case K_SYN_FILE:
-		pthread_mutex_lock(&hfs.lock);
+		user_lock();
 		ok = h->r.file && synth_exists(h->r.ev);
 		pthread_mutex_unlock(&hfs.lock);
 		if (!ok) {
@@ -658,7 +667,7 @@ static int hfs_open(const char *path, struct fuse_file_info *fi)
 	case K_SYNTH_EVENTS:
 		break;
 	case K_SYN_SYS:
-		pthread_mutex_lock(&hfs.lock);
+		user_lock();
 		ok = synth_exists(NULL);
 		pthread_mutex_unlock(&hfs.lock);
 		if (!ok) {
@@ -689,7 +698,7 @@ static int hfs_open(const char *path, struct fuse_file_info *fi)
 		hist_event *ev;
 
 		/* hits recorded before the open are not news */
-		pthread_mutex_lock(&hfs.lock);
+		user_lock();
 		ev = hist_ev(h, &c);
 		hctx_drain(c);
 		h->seen = event_hits(ev);
@@ -709,7 +718,7 @@ static int hfs_release(const char *path, struct fuse_file_info *fi)
 	struct fh *h = (struct fh *)(uintptr_t)fi->fh;
 
 	(void)path;
-	pthread_mutex_lock(&hfs.lock);
+	user_lock();
 	unpoll(h);
 	pthread_mutex_unlock(&hfs.lock);
 	if (h->fd >= 0)
@@ -784,7 +793,8 @@ out:
 	return ret;
 }
 
-/* What the kernel reports lost, after the hist text (as hist-live). */
+/* What the kernel reports lost, after the hist text (as hist-live),
+ * and what histfs read but skipped to answer in time (hctx_drain()). */
 static void lost_note(struct hfs_ctx *c, struct hfs_buf *out)
 {
 	uint64_t lost = c && c->ring ? ring_lost(c->ring) : 0;
@@ -792,6 +802,10 @@ static void lost_note(struct hfs_ctx *c, struct hfs_buf *out)
 	if (lost)
 		hfs_buf_printf(out, "\n# %llu events lost by the kernel\n",
 			       (unsigned long long)lost);
+	if (c && c->skipped)
+		hfs_buf_printf(out, "%s# %llu events skipped by histfs (they came faster "
+			       "than it could count them)\n", lost ? "" : "\n",
+			       (unsigned long long)c->skipped);
 }
 
 static int generate(struct fh *h, struct hfs_buf *out)
@@ -801,7 +815,7 @@ static int generate(struct fh *h, struct hfs_buf *out)
 	hist_event *ev;
 	int ret = 0;
 
-	pthread_mutex_lock(&hfs.lock);
+	user_lock();
 	c = ctx_of(&h->r);
 	switch (h->kind) {
 	case K_TRIGGER:
@@ -933,7 +947,7 @@ static int write_trigger(struct fh *h, const char *buf, size_t size)
 		free(cmd);
 		return (int)size;
 	}
-	pthread_mutex_lock(&hfs.lock);
+	user_lock();
 	c = hctx_get(inst_name(&h->r), 1, &err);
 	ev = c ? hist_event_lookup(c->ctx, h->r.sys, h->r.ev) : NULL;
 	/* enable_hist and disable_hist are other commands to the kernel */
@@ -1002,7 +1016,7 @@ static int write_lines(struct fh *h, const char *buf, size_t size)
 	struct line_arg la = { h, NULL };
 	int ret;
 
-	pthread_mutex_lock(&hfs.lock);
+	user_lock();
 	ret = hfs_each_line(buf, size, h->kind == K_SYNTH_EVENTS, write_line, &la);
 	pthread_mutex_unlock(&hfs.lock);
 	return ret ? ret : (int)size;
@@ -1022,7 +1036,7 @@ static int write_syn_file(struct fh *h, const char *buf, size_t size)
 	cmd = hfs_command(buf, size);
 	if (!cmd)
 		return -ENOMEM;
-	pthread_mutex_lock(&hfs.lock);
+	user_lock();
 	c = ctx_of(&h->r);
 	ev = c ? hist_event_lookup(c->ctx, "synthetic", h->r.ev) : NULL;
 	if (!ev)
@@ -1059,7 +1073,7 @@ static int write_marker(struct fh *h, const char *buf, size_t size)
 	ssize_t k;
 	int fd = -1;
 
-	pthread_mutex_lock(&hfs.lock);
+	user_lock();
 	c = ctx_of(&h->r);
 	/* the kernel runs print's triggers before it appends a missing
 	 * newline (tracing_mark_write) */
@@ -1140,7 +1154,7 @@ static void *drain_main(void *arg)
 		pthread_mutex_lock(&hfs.lock);
 		for (c = hfs.ctxs; c; c = c->next) {
 			if (c->nr_enabled)
-				hctx_drain(c);
+				hctx_drain_background(c);
 			if (pollers)
 				wake_pollers(c);
 		}

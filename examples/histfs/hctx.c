@@ -200,6 +200,40 @@ void hctx_marker_undo(struct hfs_ctx *c)
  * preempt_count u8, pid s32) */
 #define COMMON_PID_OFF 4
 
+/*
+ * Whether to skip record REC of a bounded drain.  A drain that began at
+ * time T must feed everything recorded before T: what the kernel still
+ * holds of it is at most one buffer's worth per CPU (older records were
+ * read already or overwritten, counted by the kernel), so the first
+ * BUF_BYTES of each CPU are always fed.  Past that, records are newer
+ * than T; once the drain has run its grace they are skipped, so that a
+ * writer faster than libhist cannot hold hfs.lock for a drain without
+ * end.  Skipped records are counted (SKIPPED) and reported as lost.
+ */
+static int behind(struct hfs_ctx *c, const struct hist_ftrace_record *rec)
+{
+	uint64_t grace;
+
+	if (!c->bounded) {
+		if (!atomic_load_explicit(&hfs.waiting, memory_order_relaxed))
+			return 0;
+		c->bounded = 1;	/* a background drain: a user waits */
+		c->bound_start = mono_ns(NULL);
+		memset(c->cpu_bytes, 0, c->nr_cpu_bytes * sizeof(*c->cpu_bytes));
+	}
+	if (rec->cpu < c->nr_cpu_bytes) {
+		c->cpu_bytes[rec->cpu] += rec->len + 8;	/* + its header, at most */
+		if (c->cpu_bytes[rec->cpu] <= c->buf_bytes)
+			return 0;
+	}
+	if (c->late)
+		return 1;
+	grace = c->background ? 0 : HFS_DRAIN_GRACE_MS * 1000000ull;
+	if ((c->checks++ & 63) == 0 && mono_ns(NULL) - c->bound_start >= grace)
+		c->late = 1;
+	return c->late;
+}
+
 static void feed(void *arg, const struct hist_ftrace_record *rec)
 {
 	struct hfs_ctx *c = arg;
@@ -211,6 +245,18 @@ static void feed(void *arg, const struct hist_ftrace_record *rec)
 
 	if (!ev)
 		return;
+	if (behind(c, rec)) {
+		c->skipped++;
+		/* keep the writers' queue in step with the records */
+		if (c->mq_len && rec->type == c->print_id && rec->len >= COMMON_PID_OFF + 4) {
+			memcpy(&pid, (const uint8_t *)rec->data + COMMON_PID_OFF, 4);
+			if (pid == c->mq[c->mq_head].tid) {
+				c->mq_head = (c->mq_head + 1) % (sizeof(c->mq) / sizeof(c->mq[0]));
+				c->mq_len--;
+			}
+		}
+		return;
+	}
 	/* a marker line histfs wrote for a writer: the writer's record
 	 * (writes are serialised, so records come in the queue's order) */
 	if (c->mq_len && rec->type == c->print_id && rec->len <= sizeof(copy) &&
@@ -239,12 +285,28 @@ static void feed(void *arg, const struct hist_ftrace_record *rec)
 	hist_event_hit(ev, data, rec->len, &hit);
 }
 
+static void drain(struct hfs_ctx *c, int background)
+{
+	if (!c || !c->ring)
+		return;
+	c->cmdlines_stale = 1;	/* reread once this drain needs it */
+	c->background = background;
+	c->bounded = !background;
+	c->late = 0;
+	c->checks = 0;
+	c->bound_start = mono_ns(NULL);
+	memset(c->cpu_bytes, 0, c->nr_cpu_bytes * sizeof(*c->cpu_bytes));
+	ring_drain(c->ring, 0, feed, c);
+}
+
 void hctx_drain(struct hfs_ctx *c)
 {
-	if (c)
-		c->cmdlines_stale = 1;	/* reread once this drain needs it */
-	if (c && c->ring)
-		ring_drain(c->ring, 0, feed, c);
+	drain(c, 0);
+}
+
+void hctx_drain_background(struct hfs_ctx *c)
+{
+	drain(c, 1);
 }
 
 static void ctx_free(struct hfs_ctx *c)
@@ -264,6 +326,7 @@ static void ctx_free(struct hfs_ctx *c)
 		free(c->known[i]);
 	free(c->known);
 	free(c->cmdlines);
+	free(c->cpu_bytes);
 	free(c->name);
 	free(c);
 }
@@ -340,6 +403,21 @@ struct hfs_ctx *hctx_get(const char *name, int create, int *err)
 	host.clock = mono_ns;
 	memset(&opts, 0, sizeof(opts));
 	opts.nr_cpus = (uint32_t)sysconf(_SC_NPROCESSORS_CONF);
+	{
+		/* one CPU's buffer: "1408" or "7 (expanded: 1408)" */
+		char *kb = tfs_read(&c->tfs, "buffer_size_kb", 0, NULL);
+		const char *e = kb ? strstr(kb, "expanded:") : NULL;
+		unsigned long v = kb ? strtoul(e ? e + 9 : kb, NULL, 10) : 0;
+
+		free(kb);
+		c->buf_bytes = (v ? v : 1408) * 1024ull;
+		c->nr_cpu_bytes = opts.nr_cpus;
+		c->cpu_bytes = calloc(opts.nr_cpus ? opts.nr_cpus : 1, sizeof(*c->cpu_bytes));
+		if (!c->cpu_bytes) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+	}
 	opts.kernel = hfs.kernel;
 	c->ctx = hist_ctx_create(&host, &opts, &ret);
 	if (!c->ctx)

@@ -18,6 +18,7 @@
 #define HISTFS_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -63,6 +64,14 @@ struct hfs_ctx {
 	uint32_t print_id;	/* ftrace/print's type */
 	char **enabled;		/* "SYS/EVENT" enabled in our instance */
 	size_t nr_enabled;
+	/* A drain's bound (hctx_drain()): once BOUNDED, each CPU's records
+	 * past BUF_BYTES (its buffer's size: all it could hold when the
+	 * bound began, so all recorded before) may be skipped, once LATE;
+	 * SKIPPED counts them, reported with the kernel's losses. */
+	uint64_t buf_bytes, *cpu_bytes;
+	uint32_t nr_cpu_bytes, checks;
+	uint64_t bound_start, skipped;
+	int bounded, late, background;
 	struct hfs_ctx *next;
 };
 
@@ -71,6 +80,9 @@ struct hfs {
 	int rootfd;			/* the real tracefs (O_PATH dir) */
 	char root[PATH_MAX];		/* a path to it: /proc/self/fd/N */
 	pthread_mutex_t lock;
+	/* threads waiting for LOCK on a user's behalf: the drain thread
+	 * cuts its drain short for them (hctx_drain_background()) */
+	atomic_int waiting;
 	struct hfs_ctx *ctxs;
 	unsigned next_inst;		/* numbers our private instances */
 	uint32_t kernel;		/* hist_ctx_opts.kernel */
@@ -91,8 +103,14 @@ struct hfs_ctx *hctx_get(const char *name, int create, int *err);
 /* Remove the context of instance NAME and its private instance. */
 void hctx_drop(const char *name);
 void hctx_drop_all(void);
-/* Feed what the kernel has recorded so far (before a hist read). */
+/* Feed what the kernel has recorded so far (before a hist read), in a
+ * bounded time: records on a CPU past what its buffer held when the
+ * drain began are skipped (and counted) once HFS_DRAIN_GRACE_MS passed. */
 void hctx_drain(struct hfs_ctx *c);
+/* The drain thread's: unbounded until a user waits for hfs.lock
+ * (hfs.waiting), then bounded as hctx_drain() without the grace. */
+void hctx_drain_background(struct hfs_ctx *c);
+#define HFS_DRAIN_GRACE_MS 100
 /* The event SYS/NAME if libhist knows it already (no lookup). */
 hist_event *hctx_known_event(struct hfs_ctx *c, const char *sys,
 			     const char *name);
