@@ -190,6 +190,9 @@ if [ "$use_hfs" = 1 ]; then
 	hcounted=$(awk '/^\{ id: sys_read / { for (i = 1; i <= NF; i++) if ($i == "hitcount:") s += $(i + 1) } END { print s + 0 }' "$tmp/hfs.hist")
 	hlost=$(sed -n 's/^# \([0-9]*\) events lost by the kernel.*/\1/p' "$tmp/hfs.hist" | tail -n 1)
 	hlost=${hlost:-0}
+	# and what histfs skipped to answer in time (read, not counted)
+	hskip=$(sed -n 's/^# \([0-9]*\) events skipped by histfs.*/\1/p' "$tmp/hfs.hist" | tail -n 1)
+	hlost=$((hlost + ${hskip:-0}))
 fi
 
 rounds=$(cat "$tmp/rounds" 2>/dev/null || echo 0)

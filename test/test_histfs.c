@@ -763,6 +763,16 @@ static double now_s(void);
  */
 #define BUSY_MAX_S 5.0
 
+/* sys_enter's filter in our private instance */
+static char *mslurp_real_filter(void)
+{
+	char p[1200];
+
+	snprintf(p, sizeof(p), "%s/instances/histfs.%d/events/raw_syscalls/sys_enter/filter",
+		 real, (int)last_pid);
+	return slurp(p);
+}
+
 static void test_busy(void)
 {
 	const char *trig = "events/raw_syscalls/sys_enter/trigger";
@@ -815,7 +825,17 @@ static void test_busy(void)
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 	}
+	/* with only the filtered trigger left, the kernel filters for it:
+	 * our instance records no event it could not count */
+	T_EQ(mwrite(trig, "!hist:keys=id", 1), 0);
+	h = mslurp_real_filter();
+	snprintf(cmd, sizeof(cmd), "(comm == \"%s\")", name);
+	T_ASSERT(h && strstr(h, cmd));
+	free(h);
 	T_EQ(mwrite(trig, "", 0), 0);
+	h = mslurp_real_filter();
+	T_ASSERT(h && !strcmp(h, "none\n"));
+	free(h);
 }
 
 /* ---- the hist files' ERROR lines of 4.17 to 5.1 ---------------------- */

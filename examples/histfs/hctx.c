@@ -491,6 +491,74 @@ static int is_enabled(struct hfs_ctx *c, const char *key, size_t *at)
 	return 0;
 }
 
+/*
+ * The kernel's event filter for KEY ("SYS/EVENT") in our instance: the
+ * disjunction of the filters of its triggers (as hist-live gives them),
+ * so that the kernel records nothing no trigger could count, or NULL
+ * when one trigger has none (it wants every record).  Not for ftrace:
+ * a trace_marker record of ours carries histfs's pid until feed() gives
+ * it the writer's, and a filter would judge the wrong one.
+ */
+static char *kernel_filter(struct hfs_ctx *c, const char *key)
+{
+	char sys[256], *name, *line, *save = NULL, *s = NULL, *v;
+	struct hfs_buf b = { 0 };
+	size_t n = 0, len;
+	hist_event *ev;
+
+	snprintf(sys, sizeof(sys), "%s", key);
+	name = strchr(sys, '/');
+	if (!name || !strcmp(sys, "ftrace") || !strncmp(key, "ftrace/", 7))
+		return NULL;
+	*name++ = 0;
+	ev = hist_event_lookup(c->ctx, sys, name);
+	if (!ev || hist_event_print_triggers(ev, hfs_buf_write, &b) || !b.p || b.p[0] == '#') {
+		hfs_buf_free(&b);
+		return NULL;
+	}
+	for (line = strtok_r(b.p, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		/* as the kernel splits a command: it ends at the first blank,
+		 * a filter follows "if" */
+		char *f = line + strcspn(line, " \t");
+
+		f += strspn(f, " \t");
+		if (strncmp(f, "if", 2) || (f[2] != ' ' && f[2] != '\t'))
+			goto none;
+		f += 2 + strspn(f + 2, " \t");
+		len = strlen(f);
+		if (!strncmp(line, "hist", 4) && len > 9 &&
+		    (!strcmp(f + len - 9, " [active]") || !strcmp(f + len - 9, " [paused]")))
+			len -= 9;
+		if (!len)
+			goto none;
+		v = realloc(s, n + len + 8);
+		if (!v)
+			goto none;
+		s = v;
+		n += (size_t)sprintf(s + n, "%s(%.*s)", n ? " || " : "", (int)len, f);
+	}
+	hfs_buf_free(&b);
+	return s;
+none:
+	free(s);
+	hfs_buf_free(&b);
+	return NULL;
+}
+
+/* Give the kernel KEY's filter (or none); a filter it refuses leaves
+ * none, not the old one, which could drop records a trigger now wants. */
+static void set_kernel_filter(struct hfs_ctx *c, const char *key)
+{
+	char rel[600], *f = kernel_filter(c, key);
+
+	if (!strncmp(key, "ftrace/", 7))
+		return;
+	snprintf(rel, sizeof(rel), "events/%s/filter", key);
+	if (!f || tfs_write(&c->tfs, rel, f, 0))
+		tfs_write(&c->tfs, rel, "0", 0);
+	free(f);
+}
+
 int hctx_rebind(struct hfs_ctx *c)
 {
 	size_t i, j, n, at;
@@ -527,6 +595,10 @@ int hctx_rebind(struct hfs_ctx *c)
 		}
 		snprintf(rel, sizeof(rel), "events/%s/enable", c->enabled[i]);
 		tfs_write(&c->tfs, rel, "0", 0);
+		if (strncmp(c->enabled[i], "ftrace/", 7)) {
+			snprintf(rel, sizeof(rel), "events/%s/filter", c->enabled[i]);
+			tfs_write(&c->tfs, rel, "0", 0);
+		}
 		free(c->enabled[i]);
 		c->enabled[i] = c->enabled[--c->nr_enabled];
 	}
@@ -534,6 +606,8 @@ int hctx_rebind(struct hfs_ctx *c)
 		char **v;
 		int r;
 
+		/* before the enable: no record the filter would drop */
+		set_kernel_filter(c, want[j]);
 		if (is_enabled(c, want[j], &at))
 			continue;
 		snprintf(rel, sizeof(rel), "events/%s/enable", want[j]);
