@@ -297,6 +297,9 @@ static void drain(struct hfs_ctx *c, int background)
 	c->bound_start = mono_ns(NULL);
 	memset(c->cpu_bytes, 0, c->nr_cpu_bytes * sizeof(*c->cpu_bytes));
 	ring_drain(c->ring, 0, feed, c);
+	/* no hit is in flight outside hfs.lock: free what removed triggers
+	 * left (histfs gives libhist no synchronize callback) */
+	hist_ctx_reclaim(c->ctx);
 }
 
 void hctx_drain(struct hfs_ctx *c)
@@ -633,6 +636,7 @@ int hctx_rebind(struct hfs_ctx *c)
 	for (j = 0; j < n; j++)
 		free(want[j]);
 	free(want);
+	hist_ctx_reclaim(c->ctx);	/* as after a drain */
 	return ret;
 }
 
