@@ -446,6 +446,14 @@ int hist_trigger_truncate(hist_event *ev);
 int hist_event_set_filter(hist_event *ev, const char *text,
 			  struct hist_error *err);
 
+/* ON (1): the host feeds EV only records that pass the `if` filter of
+ * every trigger on EV, now and added later (it applied them itself, e.g.
+ * as the kernel's event filter), so hist_event_hit() evaluates none of
+ * them; the filters still print.  Synthetic events a hit generates keep
+ * theirs.  0 turns it off.
+ * Context: control thread.  Returns 0 or -errno. */
+int hist_event_set_host_filtered(hist_event *ev, int on);
+
 /* Write LINE to synthetic_events ("name fields..." or "!name"), or with
  * DYNAMIC set to dynamic_events ("s:..." / "-:...").  A new synthetic
  * event is an event of CTX (system "synthetic").

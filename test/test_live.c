@@ -14,7 +14,8 @@
  *     and hist-live exits with the command's status;
  *   - --json -i writes one document per line; --delta prints add up to
  *     the events that happened;
- *   - triggers' filters become the kernel's event filter (a disjunction);
+ *   - triggers' filters become the kernel's event filter (a disjunction;
+ *     libhist does not filter again where the kernel's is exact);
  *     stack keys get stacks.
  *
  * Needs root and tracefs; otherwise every test says SKIP and why.
@@ -374,6 +375,53 @@ static void test_kernel_filter(void)
 	T_EQ(wait_gone(pid), 0);
 }
 
+/* One filter on the event: the kernel's verdict is final (libhist is told
+ * so); two different ones: libhist still tells the triggers apart. */
+static void test_exact_kernel_filter(void)
+{
+	long long h1, h2, lo, hi;
+	const char *p;
+	char *out;
+
+	if (!tracefs[0])
+		return;
+	T_EQ(sh(1, "timeout -s KILL 120 %s/hist-live --tracefs %s -t 'raw_syscalls/"
+		"sys_enter hist:keys=common_pid if comm == \"dd\"' -- dd if=/dev/zero "
+		"of=/dev/null bs=1 count=20000 > %s/ex.out 2> %s/ex.err", build, tracefs,
+		tmp, tmp), 0);
+	out = t_readf("%s/ex.err", tmp);
+	T_ASSERT(out && strstr(out, "kernel filter (comm == \"dd\") (exact"));
+	free(out);
+	out = t_readf("%s/ex.out", tmp);
+	/* dd's 40000 calls and its start-up's, nothing lost at this rate
+	 * with the default buffer, or said so */
+	h1 = num_after(out, NULL, "    Hits: ");
+	lo = num_after(out, "\n# lost:", " total ");
+	T_ASSERT(h1 + lo >= 40000 && h1 < 41000);
+	free(out);
+
+	/* the reads of dd, and all of its calls: the disjunction is not
+	 * exact, so libhist filters each trigger itself */
+	T_EQ(sh(1, "timeout -s KILL 120 %s/hist-live --tracefs %s -t 'raw_syscalls/"
+		"sys_enter hist:keys=common_pid if comm == \"dd\"' -t 'raw_syscalls/"
+		"sys_enter hist:keys=common_pid if id == 0 && comm == \"dd\"' -- dd "
+		"if=/dev/zero of=/dev/null bs=1 count=20000 > %s/ex.out 2> %s/ex.err",
+		build, tracefs, tmp, tmp), 0);
+	out = t_readf("%s/ex.err", tmp);
+	T_ASSERT(out && strstr(out, "kernel filter ") && !strstr(out, "(exact"));
+	free(out);
+	out = t_readf("%s/ex.out", tmp);
+	p = out ? strstr(out, "    Hits: ") : NULL;
+	h1 = num_after(p, NULL, "    Hits: ");
+	h2 = p ? num_after(p + 1, NULL, "    Hits: ") : -1;
+	lo = h1 < h2 ? h1 : h2;
+	hi = h1 < h2 ? h2 : h1;
+	printf("# all calls %lld, reads %lld\n", hi, lo);
+	if (num_after(out, "\n# lost:", " total ") == 0)
+		T_ASSERT(lo >= 20000 && lo < 20500 && hi >= 40000 && hi < 41000);
+	free(out);
+}
+
 static void test_stack_keys(void)
 {
 	char *out;
@@ -424,6 +472,7 @@ int main(int argc, char **argv)
 	T_RUN(test_follow_and_status);
 	T_RUN(test_ndjson_delta);
 	T_RUN(test_kernel_filter);
+	T_RUN(test_exact_kernel_filter);
 	T_RUN(test_stack_keys);
 	T_RUN(test_warnings);
 	t_tracefs_release(tracefs, tracefs_mounted_by_us);

@@ -568,6 +568,19 @@ retire:
 	return 0;
 }
 
+int hist_event_set_host_filtered(hist_event *ev, int on)
+{
+	uint32_t old = ev->host_filtered;
+	int ret;
+
+	ev->host_filtered = on != 0;
+	/* the hits learn it from the list they walk: publish a new one */
+	ret = hist__triggers_publish(ev);
+	if (ret)
+		ev->host_filtered = old;
+	return ret;
+}
+
 /* ---- the trigger file ---------------------------------------------- */
 
 static void print_generic(struct hist__sb *sb, const struct hist__trigger *t)

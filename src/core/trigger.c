@@ -58,6 +58,7 @@ int hist__triggers_publish(struct hist_event *ev)
 	if (n) {
 		tl->all_hist = !hist__tlist_nr_generic(ev);
 		tl->ev = ev;
+		tl->host_filtered = ev->host_filtered;
 		tl->hit = hist__tlist_hit_any;
 		/* only the lone trigger of a list has a variant */
 		if (old && old->fast)
@@ -65,7 +66,8 @@ int hist__triggers_publish(struct hist_event *ev)
 		if (n == 1 && tl->all_hist) {
 			bool simple;
 			struct hist__trigger *lone = ev->trig_head;
-			const struct hist__variant *v = hist__variant_choose(lone, &simple);
+			const struct hist__variant *v = hist__variant_choose(lone, tl->host_filtered,
+									      &simple);
 
 			if (simple)
 				tl->simple = lone;
@@ -233,7 +235,7 @@ void hist__triggers_run(const struct hist__tlist *tl, struct hist__rec *r)
 			/* relaxed: as below */
 			if (hist__load_relaxed(&t->paused))
 				continue;
-			if (t->filter && !hist__filter_match(t->filter, r))
+			if (t->filter && !tl->host_filtered && !hist__filter_match(t->filter, r))
 				continue;
 			hist__hist_hit(t->hist, r);
 		}
@@ -247,7 +249,7 @@ void hist__triggers_run(const struct hist__tlist *tl, struct hist__rec *r)
 		 * not be counted, as in the kernel */
 		if (hist__load_relaxed(&t->paused))
 			continue;
-		if (t->filter && !hist__filter_match(t->filter, r))
+		if (t->filter && !tl->host_filtered && !hist__filter_match(t->filter, r))
 			continue;
 		if (is_post(t->kind) && n_post < 2) {
 			post[n_post++] = t;

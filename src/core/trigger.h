@@ -233,6 +233,9 @@ struct hist__tlist {
 	struct hist__retired retire;
 	uint32_t n;
 	uint32_t all_hist;	/* every trigger is a hist: no post pass */
+	/* the event's host_filtered when published: every record fed passed
+	 * every trigger's filter, so the hits evaluate none */
+	uint32_t host_filtered;
 	/* the only trigger, a hist that the simple variants accept (taken
 	 * through hist__hist_hit_simple() when it has no cell of its own) */
 	struct hist__trigger *simple;
@@ -287,7 +290,7 @@ struct hist__variant {
  * Fills the hist's record readers.  The one place a variant is chosen.
  * Context: control thread, before the list holding T is published.
  */
-const struct hist__variant *hist__variant_choose(struct hist__trigger *t,
+const struct hist__variant *hist__variant_choose(struct hist__trigger *t, bool host_filtered,
 						 bool *simple) HIST__INTERNAL;
 /* Cell I of the table (in no particular order), NULL past the last. */
 const struct hist__variant *hist__variant_at(uint32_t i) HIST__INTERNAL;
@@ -308,10 +311,10 @@ void hist__hist_hit(struct hist__hist *h, struct hist__rec *r) HIST__INTERNAL;
  * hist__event_hit() on the list's event, with no cpu slot yet. */
 void hist__tlist_hit_any(const struct hist__tlist *tl, const uint8_t *rec, size_t len,
 			 const struct hist_hit *hit) HIST__INTERNAL;
-/* pause, filter and hist__hist_hit() of the simple hist trigger T,
- * through cpu slot SLOT (see hist__slot_enter()). */
-void hist__hist_hit_simple(struct hist__trigger *t, const void *rec, size_t len,
-			   const struct hist_hit *hit, uint32_t slot) HIST__INTERNAL;
+/* pause, filter (unless HOST_FILTERED) and hist__hist_hit() of the
+ * simple hist trigger T, through cpu slot SLOT (see hist__slot_enter()). */
+void hist__hist_hit_simple(struct hist__trigger *t, bool host_filtered, const void *rec,
+			   size_t len, const struct hist_hit *hit, uint32_t slot) HIST__INTERNAL;
 void hist__hist_free(struct hist__hist *h) HIST__INTERNAL;
 /* Build the map and layout of a parsed hist.  0 or -errno. */
 int hist__hist_setup(struct hist__hist *h) HIST__INTERNAL;

@@ -227,15 +227,16 @@ static void hit_simple(struct hist__hist *h, const uint8_t *data, size_t len,
  * the same pause and filter checks, the same key and sums, without the
  * general machinery (no ts, key builder, references, variables, actions).
  */
-void hist__hist_hit_simple(struct hist__trigger *t, const void *rec, size_t len,
-			   const struct hist_hit *hit, uint32_t slot)
+void hist__hist_hit_simple(struct hist__trigger *t, bool host_filtered, const void *rec,
+			   size_t len, const struct hist_hit *hit, uint32_t slot)
 {
 	if (!rec)
 		len = 0;
 	/* relaxed: as in hist__triggers_run() */
 	if (hist__load_relaxed(&t->paused))
 		return;
-	if (t->filter && !hist__filter_match_data(t->filter, t->hist->ev, rec, len, hit))
+	if (t->filter && !host_filtered &&
+	    !hist__filter_match_data(t->filter, t->hist->ev, rec, len, hit))
 		return;
 	hit_simple(t->hist, rec, len, hit, slot);
 }
@@ -899,9 +900,12 @@ static bool wide_dims(struct hist__hist *h, struct hist__variant *want)
 	return true;
 }
 
-const struct hist__variant *hist__variant_choose(struct hist__trigger *t, bool *simple)
+const struct hist__variant *hist__variant_choose(struct hist__trigger *t, bool host_filtered,
+						 bool *simple)
 {
 	struct hist__hist *h = t->hist;
+	/* a filter the host applied is no filter for the hit */
+	const struct hist_filter *filter = host_filtered ? NULL : t->filter;
 	struct hist__variant want;
 	const struct hist__variant *v = NULL;
 
@@ -911,14 +915,14 @@ const struct hist__variant *hist__variant_choose(struct hist__trigger *t, bool *
 		/* The variants leave .execname's comm to the general simple
 		 * path (their insert half has no record), and filters that
 		 * read more than integer fields too. */
-		if (t->filter) {
+		if (filter) {
 			want.family = HIST__VF_FILTERED;
 			want.key = HIST__VK_ANY;
 			want.vals = HIST__VV_ANY;
 		}
-		if (!h->needs_comm && (!t->filter || hist__filter_plain(t->filter)))
+		if (!h->needs_comm && (!filter || hist__filter_plain(filter)))
 			v = find(&want);
-	} else if (!t->filter && wide_dims(h, &want)) {
+	} else if (!filter && wide_dims(h, &want)) {
 		v = find(&want);
 	}
 	if (*simple || v) {

@@ -67,6 +67,8 @@ struct hist_event {
 	struct hist__trigger *trig_head;  /* control-side list (list order) */
 	struct hist__tindex *tindex;	/* its index (core/index.c), or NULL */
 	uint32_t soft_disabled;		/* enable_event/disable_event state */
+	uint32_t host_filtered;		/* hist_event_set_host_filtered(): the
+					   host applied the triggers' filters */
 	struct hist__synth *synth;	/* set for synthetic events */
 	struct hist_event *next;	/* context's list */
 	char *filter_text;		/* the event's own filter file */
