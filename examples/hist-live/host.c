@@ -154,20 +154,33 @@ static int comm(void *data, int32_t pid, char out[16])
 
 	if (pid <= 0)
 		return -1;
+	/* an empty name: not known (asked this second already) */
 	if (s->pid == pid && s->when + 1 >= now) {
 		memcpy(out, s->comm, 16);
-		return 0;
+		return s->comm[0] ? 0 : -1;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	f = fopen(path, "r");
 	if (!f) {
+		int ret;
+
 		/* gone: the name it had when last seen, else the one the
 		 * kernel saved when it recorded its events */
-		if (s->pid == pid) {
+		if (s->pid == pid && s->comm[0]) {
 			memcpy(out, s->comm, 16);
 			return 0;
 		}
-		return saved_comm(h, pid, out);
+		/* the answer, unknown too, holds for the second: a task that
+		 * is gone leaves many records, and a failed open each was
+		 * slower than the kernel writes them (the reader fell behind
+		 * for minutes) */
+		ret = saved_comm(h, pid, s->comm);
+		if (ret)
+			s->comm[0] = 0;
+		s->pid = pid;
+		s->when = now;
+		memcpy(out, s->comm, 16);
+		return ret;
 	}
 	n = fread(s->comm, 1, 15, f);
 	fclose(f);

@@ -142,10 +142,13 @@ struct cmd {
 	int accepted;
 };
 
-/* A process of -p: its pidfd tells when it is gone. */
+/* A process of -p: its pidfd tells when it is gone; without one (fd -1:
+ * Linux before 5.3, or pidfd_open refused), kill(pid, 0) every
+ * PID_POLL_MS does. */
 struct watched {
-	int pid, fd;
+	int pid, fd, gone;
 };
+#define PID_POLL_MS 200
 
 struct state {
 	const char *listen_spec;	/* --listen */
@@ -241,6 +244,7 @@ static int add_pid(struct state *st, const char *s)
 		return -1;
 	v[st->nr_pids].pid = pid;
 	v[st->nr_pids].fd = -1;
+	v[st->nr_pids].gone = 0;
 	st->pids = v;
 	st->nr_pids++;
 	return 0;
@@ -816,13 +820,12 @@ static void check_enables(struct state *st)
 	}
 }
 
-/* Turn on the events that have triggers, and tracing. */
-static int start_tracing(struct state *st)
+/* The buffers' size, watermark and clock, before the ring is opened. */
+static int size_buffers(struct state *st)
 {
-	char rel[512], num[32];
+	char num[32];
 	size_t i, n = host_bind(st->host, st->ctx), nr_kernel = 0;
 	const char *clock = host_clock(st->host);
-	char *pids;
 	int ret;
 
 	if (!n) {
@@ -845,8 +848,19 @@ static int start_tracing(struct state *st)
 	 * lost 30%); -i and the end read whatever is there */
 	if ((ret = set_file(st, "buffer_percent", "20")))
 		return ret;
-	if (clock && (ret = set_file(st, "trace_clock", clock)))
-		return ret;
+	/* a new clock empties the buffers and zeroes their loss counters:
+	 * before ring_open() reads the counters' baseline */
+	return clock ? set_file(st, "trace_clock", clock) : 0;
+}
+
+/* Turn on the events that have triggers, and tracing. */
+static int start_tracing(struct state *st)
+{
+	char rel[512], num[32];
+	size_t i, n = host_nr_bound(st->host);
+	char *pids;
+	int ret;
+
 	/* our own system calls and switches are never recorded */
 	snprintf(num, sizeof(num), "%d", (int)getpid());
 	if ((ret = set_file(st, "set_event_notrace_pid", num)))
@@ -969,13 +983,12 @@ static int open_pidfds(struct state *st)
 
 	for (i = 0; i < st->nr_pids; i++) {
 		st->pids[i].fd = (int)syscall(SYS_pidfd_open, st->pids[i].pid, 0);
-		if (st->pids[i].fd < 0 && errno == ESRCH) {
+		if (st->pids[i].fd < 0 && (errno == ESRCH ||
+					   (kill(st->pids[i].pid, 0) && errno == ESRCH))) {
 			fprintf(stderr, PROG ": -p %d: no such process\n",
 				st->pids[i].pid);
 			return -1;
 		}
-		/* without pidfds (old kernels), -p processes do not end the
-		 * run: -d or a signal does */
 	}
 	return 0;
 }
@@ -1054,9 +1067,23 @@ static int loop(struct state *st)
 		return -1;
 	for (;;) {
 		double t = now();
-		int timeout = next_timeout(st, t, next), k, lt = -1;
+		int timeout = next_timeout(st, t, next), k, lt = -1, unwatched = 0;
 		struct timespec ts;
 
+		for (i = 0; i < st->nr_pids; i++) {
+			struct watched *w = &st->pids[i];
+
+			if (w->gone || w->fd >= 0)
+				continue;
+			if (kill(w->pid, 0) && errno == ESRCH) {
+				w->gone = 1;
+				alive--;
+			} else {
+				unwatched = 1;
+			}
+		}
+		if (unwatched && (timeout < 0 || timeout > PID_POLL_MS))
+			timeout = PID_POLL_MS;
 		if (stop_sig || st->child_done || (st->nr_pids && !alive))
 			break;
 		if (st->duration && t - st->start >= st->duration)
@@ -1119,6 +1146,7 @@ static int loop(struct state *st)
 			if (p->fd >= 0 && p->revents) {
 				close(st->pids[i].fd);
 				st->pids[i].fd = -1;
+				st->pids[i].gone = 1;
 				alive--;
 			}
 		}
@@ -1376,6 +1404,11 @@ int main(int argc, char **argv)
 		goto out;
 	if (open_pidfds(&st))
 		goto out;
+	ret = size_buffers(&st);
+	if (ret) {
+		status = ret == -EACCES || ret == -EPERM ? EXIT_NOTRACE : EXIT_USAGE;
+		goto out;
+	}
 	st.ring = ring_open(&st.tfs, err, sizeof(err));
 	if (!st.ring) {
 		fprintf(stderr, PROG ": %s\n", err);

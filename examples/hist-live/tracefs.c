@@ -191,7 +191,9 @@ static int write_path(const char *path, const char *val)
 }
 
 /* What to write back: the file's value, or for a choice file such as
- * trace_clock ("[local] global ...") the bracketed word. */
+ * trace_clock ("[local] global ...") the bracketed word.  The whole
+ * value: a pid list (set_event_pid: one pid a line) or a filter has
+ * several words, and each must come back. */
 static void current_value(char *s)
 {
 	char *lb = strchr(s, '['), *rb = lb ? strchr(lb, ']') : NULL;
@@ -205,10 +207,14 @@ static void current_value(char *s)
 	/* buffer_size_kb before first use: "7 (expanded: 1408)", the
 	 * size it will have once used */
 	lb = strstr(s, "(expanded: ");
-	if (lb)
+	if (lb) {
 		memmove(s, lb + 11, strlen(lb + 11) + 1);
-	n = strcspn(s, " )\n");
-	s[n] = 0;
+		s[strcspn(s, ")")] = 0;
+		return;
+	}
+	n = strlen(s);
+	while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
+		s[--n] = 0;
 }
 
 int tfs_write(struct live_tfs *t, const char *rel, const char *val, int remember_it)
