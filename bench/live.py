@@ -17,6 +17,9 @@ of=/dev/null bs=1 count=N: about 2N system calls), rounds interleaved:
 Counts must agree within the losses hist-live reports.  Then the idle cost:
 hist-live's own CPU over IDLE seconds with the trigger on and no dd.
 
+dd runs as a copy named hlbench-dd (its comm): on a shared machine other
+dd processes run meanwhile, and a filter on "dd" would count them too.
+
 Usage (root, tracefs, bpftrace installed: apt-get install -y bpftrace):
   nice bench/live.py [--count N] [--rounds R] [--idle SECONDS] [--hist-live PATH]
 """
@@ -28,9 +31,12 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HZ = os.sysconf("SC_CLK_TCK")
+DD = None        # the copy of dd (main() makes it)
+COMM = "hlbench-dd"
 
 
 def proc_cpu(pid):
@@ -43,7 +49,7 @@ def proc_cpu(pid):
 
 def run_dd(count):
     """dd's CPU in seconds, from its rusage."""
-    p = subprocess.Popen(["dd", "if=/dev/zero", "of=/dev/null", "bs=1",
+    p = subprocess.Popen([DD, "if=/dev/zero", "of=/dev/null", "bs=1",
                           "count=%d" % count], stderr=subprocess.DEVNULL)
     _, status, ru = os.wait4(p.pid, 0)
     p.returncode = status
@@ -89,13 +95,13 @@ def under(tool, argv, ready, stream, count):
 
 
 def hist_live_count(out):
-    hits = re.search(r"\{ common_pid: dd +\[ *\d+\] \} hitcount: +(\d+)", out)
+    hits = re.search(r"\{ common_pid: %s +\[ *\d+\] \} hitcount: +(\d+)" % COMM, out)
     lost = re.search(r"# lost:.* total (\d+) events", out)
     return (int(hits.group(1)) if hits else 0), (int(lost.group(1)) if lost else 0)
 
 
 def bpftrace_count(out):
-    m = re.search(r"@\[dd\]: (\d+)", out)
+    m = re.search(r"@\[%s\]: (\d+)" % COMM, out)
     return int(m.group(1)) if m else 0
 
 
@@ -114,12 +120,16 @@ def main():
     bpftrace = shutil.which("bpftrace")
     if not bpftrace:
         sys.exit("bench: bpftrace is not installed (apt-get install -y bpftrace)")
+    global DD
+    tmp = tempfile.mkdtemp(prefix="hlbench.")
+    DD = os.path.join(tmp, COMM)
+    shutil.copy(shutil.which("dd"), DD)
     live = [a.hist_live, "-t",
-            'raw_syscalls/sys_enter hist:keys=common_pid.execname if comm == "dd"']
+            'raw_syscalls/sys_enter hist:keys=common_pid.execname if comm == "%s"' % COMM]
     if a.buffer_kb:
         live[1:1] = ["-b", a.buffer_kb]
     bpf = [bpftrace, "-e",
-           'tracepoint:raw_syscalls:sys_enter /comm == "dd"/ { @[comm] = count(); }']
+           'tracepoint:raw_syscalls:sys_enter /comm == "%s"/ { @[comm] = count(); }' % COMM]
 
     rows = {"dd alone": [], "hist-live": [], "bpftrace": []}
     for r in range(a.rounds):
@@ -167,6 +177,7 @@ def main():
         stop_tool(p)
         print("hist-live idle: %.3f s of CPU in %.0f s (%.3f%% of one CPU)" %
               (after - before, a.idle, (after - before) / a.idle * 100))
+    shutil.rmtree(tmp)
     return 0 if agree else 1
 
 
