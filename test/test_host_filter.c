@@ -11,18 +11,12 @@
  */
 #include "harness.h"
 #include "libhist.h"
+#include "test_events.h"
 
 #include <stdlib.h>
 
-static const struct hist_field_desc fields[] = {
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
-	{ "nr", "long", 8, 8, 1, HIST_FIELD_INT },
-	{ "name", "char[16]", 16, 16, 1, HIST_FIELD_STRING },
-};
-#define REC_LEN 32
+/* sched_waking's layout: pid (an int) and comm (char[16]) to filter on */
+#define REC_LEN 40
 
 static int find_event(void *data, const char *sys, const char *name,
 		      struct hist_event_desc *out)
@@ -30,32 +24,15 @@ static int find_event(void *data, const char *sys, const char *name,
 	(void)data;
 	if (strcmp(sys, "t") || (strcmp(name, "a") && strcmp(name, "b")))
 		return -HIST_ENOENT;
-	out->fields = fields;
-	out->nr_fields = sizeof(fields) / sizeof(fields[0]);
+	out->fields = waking_fields;
+	out->nr_fields = sizeof(waking_fields) / sizeof(waking_fields[0]);
 	return 0;
 }
 
-struct text {
-	char s[1 << 14];
-	size_t n;
-};
-
-static int to_text(void *arg, const char *s, size_t n)
-{
-	struct text *b = arg;
-
-	if (b->n + n >= sizeof(b->s))
-		return -1;
-	memcpy(b->s + b->n, s, n);
-	b->n += n;
-	b->s[b->n] = 0;
-	return 0;
-}
-
-/* Records with nr 1, 2, 2 and name "x", "y", "y" (pid 7). */
+/* Records with pid 1, 2, 2 and comm "x", "y", "y" (common_pid 7). */
 static void feed3(hist_event *ev)
 {
-	static const int64_t nrs[3] = { 1, 2, 2 };
+	static const int32_t pids[3] = { 1, 2, 2 };
 	static const char *const names[3] = { "x", "y", "y" };
 	uint8_t rec[REC_LEN];
 	int i;
@@ -66,44 +43,41 @@ static void feed3(hist_event *ev)
 
 		memset(rec, 0, sizeof(rec));
 		memcpy(rec + 4, &pid, 4);
-		memcpy(rec + 8, &nrs[i], 8);
-		memcpy(rec + 16, names[i], strlen(names[i]));
+		memcpy(rec + 8, names[i], strlen(names[i]));
+		memcpy(rec + 24, &pids[i], 4);
 		hist_event_hit(ev, rec, sizeof(rec), &h);
 	}
+}
+
+/* What PRINT writes for EV (NULL if it fails). */
+static const char *printed(hist_event *ev, int (*print)(hist_event *, hist_write_fn, void *))
+{
+	static struct buf b;
+
+	b.n = 0;
+	b.s[0] = 0;
+	return print(ev, buf_write, &b) ? NULL : b.s;
 }
 
 /* The sum of every "Hits: N" line of EV's hist file. */
 static long hits(hist_event *ev)
 {
-	static struct text b;
-	const char *p;
+	const char *p = printed(ev, hist_event_print_hist);
 	long n = 0;
 
-	b.n = 0;
-	b.s[0] = 0;
-	if (hist_event_print_hist(ev, to_text, &b))
+	if (!p)
 		return -1;
-	for (p = b.s; (p = strstr(p, "    Hits: ")); p += 10)
+	for (; (p = strstr(p, "    Hits: ")); p += 10)
 		n += strtol(p + 10, NULL, 10);
 	return n;
 }
 
-static int has_debug(hist_event *ev, const char *what)
+static int has(hist_event *ev, int (*print)(hist_event *, hist_write_fn, void *),
+	       const char *what)
 {
-	static struct text b;
+	const char *s = printed(ev, print);
 
-	b.n = 0;
-	b.s[0] = 0;
-	return !hist_event_print_hist_debug(ev, to_text, &b) && strstr(b.s, what);
-}
-
-static int has_trigger(hist_event *ev, const char *what)
-{
-	static struct text b;
-
-	b.n = 0;
-	b.s[0] = 0;
-	return !hist_event_print_triggers(ev, to_text, &b) && strstr(b.s, what);
+	return s && strstr(s, what);
 }
 
 static hist_ctx *make_ctx(hist_event **a, hist_event **b)
@@ -134,9 +108,9 @@ static void check_one(const char *cmd, const char *variant)
 	feed3(ev);
 	T_EQ(hits(ev), 4);
 	/* the filter is still the trigger's, as the kernel prints it */
-	T_ASSERT(has_trigger(ev, " if "));
+	T_ASSERT(has(ev, hist_event_print_triggers, " if "));
 	if (variant)
-		T_ASSERT(has_debug(ev, variant));
+		T_ASSERT(has(ev, hist_event_print_hist_debug, variant));
 	/* the other event was not told anything */
 	T_EQ(hist_trigger_parse(other, cmd, NULL), 0);
 	feed3(other);
@@ -152,10 +126,10 @@ out:
  * one; a string filter: the simple path; .execname: the simple path. */
 static void test_lone_trigger(void)
 {
-	check_one("hist:keys=nr if nr == 1", "hit variant: simple");
-	check_one("hist:keys=nr if name == \"x\"", NULL);
-	check_one("hist:keys=common_pid.execname if name == \"x\"", NULL);
-	check_one("hist:keys=nr:vals=nr if nr < 2 && name ~ \"x*\"", NULL);
+	check_one("hist:keys=pid if pid == 1", "hit variant: simple");
+	check_one("hist:keys=pid if comm == \"x\"", NULL);
+	check_one("hist:keys=common_pid.execname if comm == \"x\"", NULL);
+	check_one("hist:keys=pid:vals=prio if pid < 2 && comm ~ \"x*\"", NULL);
 }
 
 /* Two triggers on the event (the general walk), one added after the
@@ -167,10 +141,10 @@ static void test_list(void)
 
 	if (!ev)
 		goto out;
-	T_EQ(hist_trigger_parse(ev, "hist:keys=nr if nr == 1", NULL), 0);
+	T_EQ(hist_trigger_parse(ev, "hist:keys=pid if pid == 1", NULL), 0);
 	T_EQ(hist_event_set_host_filtered(ev, 1), 0);
-	T_EQ(hist_trigger_parse(ev, "hist:keys=name if nr == 1", NULL), 0);
-	T_ASSERT(has_debug(ev, "hit variant: general"));
+	T_EQ(hist_trigger_parse(ev, "hist:keys=comm if pid == 1", NULL), 0);
+	T_ASSERT(has(ev, hist_event_print_hist_debug, "hit variant: general"));
 	feed3(ev);
 	T_EQ(hits(ev), 6);
 	T_EQ(hist_event_set_host_filtered(ev, 0), 0);
@@ -190,11 +164,11 @@ static void test_before_triggers(void)
 		goto out;
 	T_EQ(hist_event_set_host_filtered(ev, 1), 0);
 	feed3(ev);
-	T_EQ(hist_trigger_parse(ev, "hist:keys=nr if nr == 2", NULL), 0);
+	T_EQ(hist_trigger_parse(ev, "hist:keys=pid if pid == 2", NULL), 0);
 	feed3(ev);
 	T_EQ(hits(ev), 3);
-	T_EQ(hist_trigger_parse(ev, "!hist:keys=nr if nr == 2", NULL), 0);
-	T_EQ(hist_trigger_parse(ev, "hist:keys=nr if nr == 2", NULL), 0);
+	T_EQ(hist_trigger_parse(ev, "!hist:keys=pid if pid == 2", NULL), 0);
+	T_EQ(hist_trigger_parse(ev, "hist:keys=pid if pid == 2", NULL), 0);
 	feed3(ev);
 	T_EQ(hits(ev), 3);
 out:
