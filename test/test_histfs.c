@@ -762,6 +762,20 @@ static double now_s(void);
  * benchmark (bench/soak.sh is the long run).
  */
 #define BUSY_MAX_S 5.0
+/* A sanitizer build of histfs reads pages ten times slower than the
+ * kernel writes them: it still runs the workload (races), unbounded. */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define BUSY_SAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define BUSY_SAN 1
+#endif
+#endif
+#ifdef BUSY_SAN
+#define BUSY_OK(dt) ((void)(dt), 1)
+#else
+#define BUSY_OK(dt) ((dt) < BUSY_MAX_S)
+#endif
 
 /* sys_enter's filter in our private instance */
 static char *mslurp_real_filter(void)
@@ -805,12 +819,12 @@ static void test_busy(void)
 	T_EQ(mwrite(trig, extra, 1), 0);
 	dt = now_s() - t0;
 	printf("# busy: a trigger added in %.3f s\n", dt);
-	T_ASSERT(dt < BUSY_MAX_S);
+	T_ASSERT(BUSY_OK(dt));
 	t0 = now_s();
 	h = mslurp("events/raw_syscalls/sys_enter/hist");
 	dt = now_s() - t0;
 	printf("# busy: the hist read in %.3f s\n", dt);
-	T_ASSERT(dt < BUSY_MAX_S);
+	T_ASSERT(BUSY_OK(dt));
 	/* the child's calls before the read were counted */
 	T_ASSERT(h && strstr(h, name));
 	if (h && strstr(h, "\n# "))
@@ -820,7 +834,7 @@ static void test_busy(void)
 	T_EQ(mwrite(trig, rm, 1), 0);
 	dt = now_s() - t0;
 	printf("# busy: the trigger removed in %.3f s\n", dt);
-	T_ASSERT(dt < BUSY_MAX_S);
+	T_ASSERT(BUSY_OK(dt));
 	if (pid > 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
