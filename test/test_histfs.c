@@ -758,10 +758,11 @@ static double now_s(void);
  * hold up the hist files: a trigger added, the hist file read (it drains
  * first) and the trigger removed each answer within BUSY_MAX_S, as the
  * kernel's would at once.  What histfs skips to answer is reported under
- * the table.  A liveness bound, generous for a loaded machine, not a
- * benchmark (bench/soak.sh is the long run).
+ * the table.  A liveness bound, not a benchmark (bench/soak.sh is the
+ * long run): the starvation it guards against took 53 to 180 s, an
+ * answer takes about 1 s here, and a loaded CI machine must not fail it.
  */
-#define BUSY_MAX_S 5.0
+#define BUSY_MAX_S 15.0
 /* A sanitizer build of histfs reads pages ten times slower than the
  * kernel writes them: it still runs the workload (races), unbounded. */
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
