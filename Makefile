@@ -62,7 +62,9 @@ $(BUILD)/examples/%: $(BUILD)/examples/%.o $(FTRACE_LIB) $(LIB)
 MHD_LIBS   := $(shell pkg-config --libs libmicrohttpd 2>/dev/null)
 LISTEN_OBJ := $(BUILD)/examples/listen/listen.o
 $(LISTEN_OBJ): CFLAGS += $(if $(MHD_LIBS),-DHIST_HAVE_MHD $(shell pkg-config --cflags libmicrohttpd))
-$(REPLAY): $(REPLAY_SRC:%.c=$(BUILD)/%.o) $(LISTEN_OBJ) $(FTRACE_LIB) $(LIB)
+# examples/common/: the tools' shared sources (the command-file reader)
+TOOL_COMMON_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard examples/common/*.c))
+$(REPLAY): $(REPLAY_SRC:%.c=$(BUILD)/%.o) $(LISTEN_OBJ) $(TOOL_COMMON_OBJ) $(FTRACE_LIB) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(FTRACE_LIBS) $(MHD_LIBS) -lpthread
 
 CXX ?= c++
@@ -183,7 +185,7 @@ $(FTRACE_SHLIB): $(FTRACE_PIC_OBJ) src/pkg/libhist-ftrace.map $(BUILD)/abi/libhi
 	$(call link_shlib,libhist-ftrace,src/pkg/libhist-ftrace.map,$(FTRACE_LIBS) -lpthread)
 
 # hist-live uses hist-replay's table of x86_64 system call names
-$(HIST_LIVE): $(HIST_LIVE_SRC:%.c=$(BUILD)/%.o) $(LISTEN_OBJ) \
+$(HIST_LIVE): $(HIST_LIVE_SRC:%.c=$(BUILD)/%.o) $(LISTEN_OBJ) $(TOOL_COMMON_OBJ) \
 		$(BUILD)/examples/hist-replay/syscalls_x86_64.o $(FTRACE_LIB) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(FTRACE_LIBS) $(MHD_LIBS) -lpthread
 

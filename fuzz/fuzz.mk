@@ -43,7 +43,8 @@ $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/fuzz_%.o $(FTRACE_LIB) $(LIB)
 # like are included by the target itself).
 FUZZ_REPLAY_OBJ := $(addprefix $(BUILD)/examples/hist-replay/,replay.o comm.o perf.o \
 	syscalls_x86_64.o)
-$(BUILD)/fuzz/fuzz_replay_args: $(FUZZ_REPLAY_OBJ)
+$(BUILD)/fuzz/fuzz_replay_args: $(FUZZ_REPLAY_OBJ) $(TOOL_COMMON_OBJ)
+$(BUILD)/fuzz/fuzz_live_args $(BUILD)/test/test_corpus: $(TOOL_COMMON_OBJ)
 
 # fuzz_listen (and the corpus replay that includes it) runs the tools'
 # /metrics server: libmicrohttpd where pkg-config finds it

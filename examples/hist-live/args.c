@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "../common/cmdfile.h"
 
 #define PROG "hist-live"
 
@@ -39,58 +40,6 @@ int live_split_trigger(const char *line, const char *where, size_t *tlen,
 	return 0;
 }
 
-/* PATH whole, NUL-terminated, bounded by LIVE_MAX_CMD_FILE: NULL with
- * the message printed (an error, a NUL byte, too long). */
-static char *read_whole(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	size_t cap = 0, n = 0, got;
-	const char *why = NULL;
-	char *buf = NULL;
-
-	if (!f) {
-		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
-		return NULL;
-	}
-	for (;;) {
-		if (n + 4096 + 1 > cap) {
-			char *nb;
-
-			cap = cap ? 2 * cap : 8192;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				why = "out of memory";
-				break;
-			}
-			buf = nb;
-		}
-		got = fread(buf + n, 1, cap - n - 1, f);
-		if (memchr(buf + n, 0, got)) {
-			why = "binary file (NUL byte)";
-			break;
-		}
-		n += got;
-		if (n > LIVE_MAX_CMD_FILE) {
-			why = "longer than 64 MiB: not a file of commands";
-			break;
-		}
-		if (got == 0)
-			break;
-	}
-	/* a directory reads as EISDIR here, not as an empty file */
-	if (!why && ferror(f))
-		why = strerror(errno);
-	fclose(f);
-	if (why) {
-		fprintf(stderr, PROG ": %s: %s\n", path, why);
-		free(buf);
-		return NULL;
-	}
-	buf[n] = 0;
-	*len = n;
-	return buf;
-}
-
 int live_read_lines(const char *path,
 		    int (*fn)(void *arg, const char *line, const char *where),
 		    void *arg)
@@ -99,7 +48,7 @@ int live_read_lines(const char *path,
 	size_t len, lineno = 0;
 	int ret = 0;
 
-	buf = read_whole(path, &len);
+	buf = cmdfile_read(PROG, path, &len);
 	if (!buf)
 		return -1;
 	for (line = buf; !ret && line && *line; line = next) {

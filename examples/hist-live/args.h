@@ -10,9 +10,6 @@
 
 #include <stddef.h>
 
-/* A -T file larger than this is refused (it is a mistake, or /dev/zero). */
-#define LIVE_MAX_CMD_FILE (64u << 20)
-
 /* "SYSTEM/EVENT COMMAND" or "synthetic_events COMMAND" (blanks or TABs
  * between): the target's length in *TLEN and the command in *TEXT.  The
  * message names WHERE ("FILE:LINE") when not NULL. */
@@ -22,7 +19,7 @@ int live_split_trigger(const char *line, const char *where, size_t *tlen,
  * Every line of PATH (a file, a FIFO, /dev/stdin) to FN(ARG, LINE, WHERE)
  * (WHERE: "PATH:N"), its line end (\n, \r\n) cut, blank and '#' lines
  * skipped; stops at the first FN that fails.  Lines have no length limit;
- * the file is bounded by LIVE_MAX_CMD_FILE and a NUL byte refuses it.
+ * the file is read by cmdfile_read() (bounded, a NUL byte refuses it).
  * 0, or -1 with a message.
  */
 int live_read_lines(const char *path,

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "../common/cmdfile.h"
 
 #define PROG "hist-replay"
 
@@ -86,66 +87,6 @@ int split_target(const char *line, const char **text, size_t *tlen)
 	return 0;
 }
 
-/* A trigger or synthetic-event file larger than this is refused: the
- * kernel takes one command per write of at most a page, and a file of
- * a million of them is a mistake (or /dev/zero). */
-#define MAX_CMD_FILE (64u << 20)
-
-/*
- * The whole of PATH (a file, a FIFO, /dev/stdin), NUL-terminated, read
- * with a bound: NULL with a message printed for an error, a NUL byte (a
- * binary file, /dev/zero) or more than MAX_CMD_FILE bytes.
- */
-static char *read_cmd_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	const char *why = NULL;
-	size_t cap = 0, n = 0, got;
-
-	if (!f) {
-		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
-		return NULL;
-	}
-	for (;;) {
-		if (n + 4096 + 1 > cap) {
-			char *nb;
-
-			cap = cap ? 2 * cap : 8192;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				die_oom();
-			}
-			buf = nb;
-		}
-		got = fread(buf + n, 1, cap - n - 1, f);
-		if (memchr(buf + n, 0, got)) {
-			why = "binary file (NUL byte)";
-			break;
-		}
-		n += got;
-		if (n > MAX_CMD_FILE) {
-			why = "longer than 64 MiB: not a file of commands";
-			break;
-		}
-		if (got == 0)
-			break;
-	}
-	if (!why && ferror(f))
-		why = strerror(errno);
-	fclose(f);
-	if (why) {
-		fprintf(stderr, PROG ": %s: %s\n", path, why);
-		free(buf);
-		return NULL;
-	}
-	buf[n] = 0;
-	*len = n;
-	return buf;
-}
-
 /*
  * Read FILE line by line: WITH_TARGET lines are 'TARGET<TAB>TEXT' (into
  * DST), others are synthetic event definitions.  Blank and '#' lines are
@@ -156,7 +97,7 @@ int load_lines(const char *path, int with_target, struct cmds *dst)
 	char *buf, *line, *next, where[512];
 	size_t len, lineno = 0;
 
-	buf = read_cmd_file(path, &len);
+	buf = cmdfile_read(PROG, path, &len);
 	if (!buf)
 		return -1;
 	for (line = buf; line && *line; line = next) {
