@@ -3,6 +3,7 @@
  * hist-live's command-line and -T file parsers (args.h).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,14 +82,25 @@ int live_parse_seconds(const char *s, double *out)
 	return 0;
 }
 
-int live_parse_pid(const char *s, int *pid)
+/* S whole as a decimal long in 1..MAX */
+static int parse_positive(const char *s, long max, long *out)
 {
 	char *end;
 	long v;
 
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (!*s || *end || errno || v <= 0 || v > INT32_MAX)
+	if (!*s || *end || errno || v <= 0 || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int live_parse_pid(const char *s, int *pid)
+{
+	long v;
+
+	if (parse_positive(s, INT32_MAX, &v))
 		return -1;
 	*pid = (int)v;
 	return 0;
@@ -96,13 +108,5 @@ int live_parse_pid(const char *s, int *pid)
 
 int live_parse_kb(const char *s, long *kb)
 {
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (!*s || *end || errno || v <= 0)
-		return -1;
-	*kb = v;
-	return 0;
+	return parse_positive(s, LONG_MAX, kb);
 }
