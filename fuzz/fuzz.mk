@@ -41,7 +41,7 @@ $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/fuzz_%.o $(FTRACE_LIB) $(LIB)
 
 # The tools' targets link the code of the tool they fuzz (args.c and the
 # like are included by the target itself).
-FUZZ_REPLAY_OBJ := $(addprefix $(BUILD)/examples/hist-replay/,replay.o comm.o perf.o \
+FUZZ_REPLAY_OBJ := $(addprefix $(BUILD)/examples/hist-replay/,replay.o markers.o comm.o perf.o \
 	syscalls_x86_64.o)
 $(BUILD)/fuzz/fuzz_replay_args: $(FUZZ_REPLAY_OBJ) $(TOOL_COMMON_OBJ)
 $(BUILD)/fuzz/fuzz_live_args $(BUILD)/test/test_corpus: $(TOOL_COMMON_OBJ)
