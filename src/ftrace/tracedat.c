@@ -618,24 +618,16 @@ static int scan_sections(struct open_ctx *c, uint64_t start)
 }
 
 /*
- * The body of section S: in place, or decompressed into *OWNED (freed by
- * the caller).  A compressed body is u32 compressed length, u32 length,
- * then one zstd frame.
+ * The framing of compressed section S (u32 compressed length, u32
+ * length, then one zstd frame): 0 when the lengths fit, else the error.
+ * Both a section read now and one deferred to first use check it here.
  */
-static int section_body(struct open_ctx *c, const struct section *s,
-			const char *what, struct rd *r, uint8_t **owned)
+static int frame_check(struct open_ctx *c, const struct section *s, const char *what)
 {
 	struct hist_tracedat *td = c->td;
 	const uint8_t *b = td->map + s->off + 16;
 	uint32_t clen, ulen;
-	size_t got;
-	uint8_t *out;
 
-	*owned = NULL;
-	if (!(s->flags & SEC_COMPRESSED)) {
-		rd_init(r, td, b, (size_t)s->size, s->off + 16, NULL);
-		return 0;
-	}
 	if (!td->zstd)
 		return hist__td_err(td, -HIST_EINVAL,
 				    "%s section at offset %llu is compressed, but the file says 'none'",
@@ -655,6 +647,32 @@ static int section_body(struct open_ctx *c, const struct section *s,
 		return hist__td_err(td, -HIST_EINVAL,
 				    "%s section at offset %llu: implausible size %u",
 				    what, (unsigned long long)s->off, ulen);
+	return 0;
+}
+
+/*
+ * The body of section S: in place, or decompressed into *OWNED (freed by
+ * the caller).
+ */
+static int section_body(struct open_ctx *c, const struct section *s,
+			const char *what, struct rd *r, uint8_t **owned)
+{
+	struct hist_tracedat *td = c->td;
+	const uint8_t *b = td->map + s->off + 16;
+	uint32_t clen, ulen;
+	size_t got;
+	uint8_t *out;
+	int ret;
+
+	*owned = NULL;
+	if (!(s->flags & SEC_COMPRESSED)) {
+		rd_init(r, td, b, (size_t)s->size, s->off + 16, NULL);
+		return 0;
+	}
+	if ((ret = frame_check(c, s, what)))
+		return ret;
+	clen = hist__get32(b, td->big_endian);
+	ulen = hist__get32(b + 4, td->big_endian);
 	out = malloc(ulen ? ulen : 1);
 	if (!out)
 		return hist__td_err(td, -HIST_ENOMEM, "out of memory (%u bytes for %s)",
@@ -734,15 +752,16 @@ static int parse_options_v7(struct open_ctx *c, uint64_t first)
 	return 0;
 }
 
-/* Metadata section ID: via its option pointer, else the first of its id. */
-static int load_meta_section(struct open_ctx *c, uint16_t id, const char *what,
-			     int (*parse)(struct rd *r), int required)
+/*
+ * Metadata section ID into *SP: via its option pointer, else the first of
+ * its id; NULL when the file has none.  0, or the error of a pointer to
+ * something else.
+ */
+static int meta_section(struct open_ctx *c, uint16_t id, const char *what,
+			const struct section **sp)
 {
 	const struct section *s = NULL;
-	uint8_t *owned;
-	struct rd r;
 	uint32_t i;
-	int ret;
 
 	if (c->sec_ptr[id]) {
 		s = find_section_at(c, c->sec_ptr[id]);
@@ -754,6 +773,20 @@ static int load_meta_section(struct open_ctx *c, uint16_t id, const char *what,
 	for (i = 0; !s && i < c->nr_secs; i++)
 		if (c->secs[i].id == id)
 			s = &c->secs[i];
+	*sp = s;
+	return 0;
+}
+
+static int load_meta_section(struct open_ctx *c, uint16_t id, const char *what,
+			     int (*parse)(struct rd *r), int required)
+{
+	const struct section *s;
+	uint8_t *owned;
+	struct rd r;
+	int ret;
+
+	if ((ret = meta_section(c, id, what, &s)))
+		return ret;
 	if (!s)
 		return required ? hist__td_err(c->td, -HIST_EINVAL, "no %s section", what) : 0;
 	ret = section_body(c, s, what, &r, &owned);
@@ -772,38 +805,20 @@ static int defer_section(struct open_ctx *c, uint16_t id, const char *what, int 
 {
 	struct hist_tracedat *td = c->td;
 	struct hist__lazy *lz = &td->lazy[which];
-	const struct section *s = NULL;
+	const struct section *s;
 	const uint8_t *b;
-	uint32_t i;
+	int ret;
 
-	if (c->sec_ptr[id]) {
-		s = find_section_at(c, c->sec_ptr[id]);
-		if (!s || s->id != id)
-			return hist__td_err(td, -HIST_EINVAL,
-					    "%s option points to offset %llu, which is not a %s section",
-					    what, (unsigned long long)c->sec_ptr[id], what);
-	}
-	for (i = 0; !s && i < c->nr_secs; i++)
-		if (c->secs[i].id == id)
-			s = &c->secs[i];
-	if (!s)
-		return 0;
+	if ((ret = meta_section(c, id, what, &s)) || !s)
+		return ret;
 	b = td->map + s->off + 16;
 	if (s->flags & SEC_COMPRESSED) {
 		unsigned long long fsize;
 
-		if (!td->zstd)
-			return hist__td_err(td, -HIST_EINVAL,
-					    "%s section at offset %llu is compressed, but the file says 'none'",
-					    what, (unsigned long long)s->off);
-		if (s->size < 8 || hist__get32(b, td->big_endian) > s->size - 8)
-			return hist__td_err(td, -HIST_EINVAL, "truncated %s section at offset %llu",
-					    what, (unsigned long long)s->off);
-		if (hist__get32(b + 4, td->big_endian) > MAX_SECTION_BYTES)
-			return hist__td_err(td, -HIST_EINVAL,
-					    "%s section at offset %llu: implausible size %u", what,
-					    (unsigned long long)s->off, hist__get32(b + 4, td->big_endian));
-		/* the frame header must agree with the stored size */
+		if ((ret = frame_check(c, s, what)))
+			return ret;
+		/* not decompressed yet: the frame header must agree with the
+		 * stored size */
 		fsize = ZSTD_getFrameContentSize(b + 8, hist__get32(b, td->big_endian));
 		if (fsize != ZSTD_CONTENTSIZE_UNKNOWN &&
 		    fsize != hist__get32(b + 4, td->big_endian))
