@@ -479,6 +479,16 @@ static void shown_ts(struct replay *r, uint64_t raw, char *buf, size_t len)
 		 (unsigned long long)(t % 1000000000 / 1000));
 }
 
+/* --pid that passes no record: a pid absent from the recording would
+ * otherwise print empty tables without a word. */
+static void warn_empty_gate(struct replay *r, const struct replay_opts *ro)
+{
+	if (ro->pid_gate && !replay_nr_records(r))
+		fprintf(stderr, PROG ": warning: --pid %d passes no record: neither it nor "
+			"a task forked from it has an event in the recording\n",
+			(int)ro->pid_gate);
+}
+
 /* --from/--to that select no record at all: say where the records are,
  * rather than print empty tables without a word. */
 static void warn_empty_span(struct replay *r, const struct replay_opts *ro)
@@ -628,7 +638,7 @@ static int cmp_fe(const void *a, const void *b)
  * "Hits: 0".  Only then are the other buffers walked.
  */
 static void hint_other_buffers(struct replay *r, const char *trace,
-			       const struct replay_out_ev *evs, size_t n)
+			       const struct replay_out_ev *evs, size_t n, int32_t pid_gate)
 {
 	struct hist_tracedat *td = replay_tracedat(r), *other;
 	const struct hist_ftrace_event **zero;
@@ -679,11 +689,18 @@ static void hint_other_buffers(struct replay *r, const char *trace,
 	}
 	/* the format is in the file, the records are not: a table of zeros
 	 * that says why (a buffer that could not be scanned says nothing) */
-	for (i = 0; i < nz && (nb < 2 || other); i++)
-		if (!elsewhere[i])
+	for (i = 0; i < nz && (nb < 2 || other); i++) {
+		if (elsewhere[i])
+			continue;
+		if (pid_gate)	/* the recording may have them: not for the pid */
+			fprintf(stderr, PROG ": note: %s:%s has no records that --pid %d "
+				"passes\n", zero[i]->desc.system, zero[i]->desc.name,
+				(int)pid_gate);
+		else
 			fprintf(stderr, PROG ": note: %s:%s has no records in the recording "
 				"(it was not enabled, or never hit; --list shows the events "
 				"with records)\n", zero[i]->desc.system, zero[i]->desc.name);
+	}
 	hist_tracedat_close(other);
 	free(zero);
 	free(cnt);
@@ -1178,6 +1195,7 @@ int main(int argc, char **argv)
 		st.damaged = 1;
 	}
 	report_lost(r);
+	warn_empty_gate(r, &ro);
 	warn_empty_span(r, &ro);
 	if (ro.interval) {
 		/* every window, the last included, went out already */
@@ -1187,7 +1205,7 @@ int main(int argc, char **argv)
 	}
 	evs = collect_events(r, &n);
 	warn_dropped(&ro, evs, n);
-	hint_other_buffers(r, path, evs, n);
+	hint_other_buffers(r, path, evs, n, ro.pid_gate);
 	if (st.outdir)
 		rc = write_outdir(&st, r, evs, n, trace);
 	else
