@@ -249,13 +249,7 @@ static bool val_column(const struct hist__hist *h, uint32_t i,
 	out->name = i == 0 ? "hitcount" : hist__field_name(f);
 	out->value = 0;
 	out->percent = 0;
-	out->flags = 0;
-	if (f->flags & HIST__F_PERCENT)
-		out->flags = HIST_VAL_PERCENT;
-	else if (f->flags & HIST__F_GRAPH)
-		out->flags = HIST_VAL_GRAPH;
-	else if (f->flags & HIST__F_HEX)
-		out->flags = HIST_VAL_HEX;
+	out->flags = hist__val_flags(f->flags);
 	return true;
 }
 

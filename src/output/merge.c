@@ -770,13 +770,6 @@ static void print_keys(struct hist__sb *sb, const struct hist_merge *m,
 	hist__sb_putc(sb, '}');
 }
 
-static enum hist__val_fmt val_fmt(uint32_t flags)
-{
-	return flags & HIST_VAL_PERCENT ? HIST__VAL_PERCENT :
-	       flags & HIST_VAL_GRAPH ? HIST__VAL_GRAPH :
-	       flags & HIST_VAL_HEX ? HIST__VAL_HEX : HIST__VAL_PLAIN;
-}
-
 static void print_tracks(struct hist__sb *sb, const struct mentry *e)
 {
 	uint32_t i, j;
@@ -847,7 +840,7 @@ int hist_merge_print(hist_merge *m, hist_write_fn write, void *arg)
 		for (j = 0; j < m->nr_vals; j++) {
 			if (j || strcmp(m->val_names[0], "hitcount"))
 				hist__sb_putc(&sb, ' ');
-			hist__print_val(&sb, m->val_names[j], val_fmt(m->val_flags[j]),
+			hist__print_val(&sb, m->val_names[j], m->val_flags[j],
 					e->vals[j], total[j], max[j]);
 		}
 		print_tracks(&sb, e);

@@ -441,12 +441,19 @@ uint32_t hist__percentage(uint64_t v, uint64_t total)
 	return (uint32_t)(v / total);
 }
 
-void hist__print_val(struct hist__sb *sb, const char *name, enum hist__val_fmt fmt,
+uint32_t hist__val_flags(uint32_t field_flags)
+{
+	return field_flags & HIST__F_PERCENT ? HIST_VAL_PERCENT :
+	       field_flags & HIST__F_GRAPH ? HIST_VAL_GRAPH :
+	       field_flags & HIST__F_HEX ? HIST_VAL_HEX : 0;
+}
+
+void hist__print_val(struct hist__sb *sb, const char *name, uint32_t flags,
 		     uint64_t v, uint64_t total, uint64_t max)
 {
 	hist__sb_putc(sb, ' ');
 	hist__sb_puts(sb, name);
-	if (fmt == HIST__VAL_PERCENT) {
+	if (flags & HIST_VAL_PERCENT) {
 		uint32_t pc = hist__percentage(v, total);
 
 		if (pc == UINT32_MAX) {
@@ -457,7 +464,7 @@ void hist__print_val(struct hist__sb *sb, const char *name, enum hist__val_fmt f
 		hist__sb_u64(sb, pc / 100, 3, ' ');
 		hist__sb_putc(sb, '.');
 		hist__sb_u64(sb, pc % 100, 2, '0');
-	} else if (fmt == HIST__VAL_GRAPH) {
+	} else if (flags & HIST_VAL_GRAPH) {
 		uint32_t pc = hist__percentage(v, max), n, i;
 
 		hist__sb_puts(sb, ": ");
@@ -468,21 +475,13 @@ void hist__print_val(struct hist__sb *sb, const char *name, enum hist__val_fmt f
 		n = (uint32_t)((uint64_t)pc * 20 / 10000);
 		for (i = 0; i < 20; i++)
 			hist__sb_putc(sb, i < n ? '#' : ' ');
-	} else if (fmt == HIST__VAL_HEX) {
+	} else if (flags & HIST_VAL_HEX) {
 		hist__sb_puts(sb, ": ");
 		hist__sb_hex(sb, v, 10, ' ');
 	} else {
 		hist__sb_puts(sb, ": ");
 		hist__sb_u64(sb, v, 10, ' ');
 	}
-}
-
-/* A value column's style from its modifiers, in the kernel's precedence. */
-static enum hist__val_fmt val_fmt(uint32_t flags)
-{
-	return flags & HIST__F_PERCENT ? HIST__VAL_PERCENT :
-	       flags & HIST__F_GRAPH ? HIST__VAL_GRAPH :
-	       flags & HIST__F_HEX ? HIST__VAL_HEX : HIST__VAL_PLAIN;
 }
 
 static void print_entry(struct hist__sb *sb, const struct hist__hist *h,
@@ -494,7 +493,7 @@ static void print_entry(struct hist__sb *sb, const struct hist__hist *h,
 	hist__hist_print_key(sb, h, hist__map_elt_key(elt),
 			     (const char *)hist__map_elt_payload(elt) + h->comm_off);
 	if (!h->nohitcount)
-		hist__print_val(sb, "hitcount", val_fmt(h->vals[0]->flags),
+		hist__print_val(sb, "hitcount", hist__val_flags(h->vals[0]->flags),
 				hist__map_sum(map, elt, 0), st[0].total, st[0].max);
 	for (i = 1; i < h->nr_vals; i++) {
 		const struct hist__field *f = h->vals[i];
@@ -503,7 +502,7 @@ static void print_entry(struct hist__sb *sb, const struct hist__hist *h,
 		if (f->flags & (HIST__F_VAR | HIST__F_EXPR))
 			continue;
 		hist__sb_putc(sb, ' ');
-		hist__print_val(sb, hist__field_name(f), val_fmt(f->flags),
+		hist__print_val(sb, hist__field_name(f), hist__val_flags(f->flags),
 				hist__map_sum(map, elt, i), st[i].total, st[i].max);
 	}
 	hist__actions_print_entry(sb, h, elt);

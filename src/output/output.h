@@ -39,11 +39,15 @@ void hist__print_sym(struct hist__sb *sb, const struct hist_host *host,
  * UINT32_MAX where it prints [ERROR]. */
 uint32_t hist__percentage(uint64_t v, uint64_t total) HIST__INTERNAL;
 
-enum hist__val_fmt { HIST__VAL_PLAIN, HIST__VAL_HEX, HIST__VAL_PERCENT, HIST__VAL_GRAPH };
+/* The read-out's style of a value column (one HIST_VAL_* or 0) from the
+ * field's HIST__F_* modifiers, in the kernel's precedence: .percent,
+ * .graph, .hex. */
+uint32_t hist__val_flags(uint32_t field_flags) HIST__INTERNAL;
 
-/* " NAME: V" as one value column of a hist entry prints, in FMT: .percent
- * of TOTAL, .graph against the column's MAX, .hex, or plain. */
-void hist__print_val(struct hist__sb *sb, const char *name, enum hist__val_fmt fmt,
+/* " NAME: V" as one value column of a hist entry prints, in the style of
+ * FLAGS (HIST_VAL_*, the first of percent, graph, hex that is set):
+ * .percent of TOTAL, .graph against the column's MAX, .hex, or plain. */
+void hist__print_val(struct hist__sb *sb, const char *name, uint32_t flags,
 		     uint64_t v, uint64_t total, uint64_t max) HIST__INTERNAL;
 
 /* Print every hist trigger of EV as the hist file frames them (header,
