@@ -178,6 +178,15 @@ static const char *key_str(const struct hist__hist *h, const struct hist__field 
 	return kb->str;
 }
 
+/* The read-out's is_signed: the key's value is a sign-extended signed
+ * number.  A .log2 key of a signed field holds an exponent (0..64), never
+ * negative, so the exporters (quantile bounds, OpenMetrics summaries,
+ * JSON "signed", hist-merge's order) need no case of their own for it. */
+static uint32_t key_signed(const struct hist__field *k)
+{
+	return k->is_signed && !(k->flags & HIST__F_LOG2);
+}
+
 static void fill_key(const struct hist__hist *h, uint32_t i, const uint8_t *key,
 		     const char *comm, struct hist_read_key *out, struct key_buf *kb)
 {
@@ -189,7 +198,7 @@ static void fill_key(const struct hist__hist *h, uint32_t i, const uint8_t *key,
 	uint64_t v;
 
 	memset(out, 0, sizeof(*out));
-	out->is_signed = k->is_signed;
+	out->is_signed = key_signed(k);
 	/* common_stacktrace.hex prints its first frame as a number
 	 * (output.c) */
 	if ((k->flags & HIST__F_STACKTRACE) &&
@@ -287,7 +296,7 @@ static void fill_columns(struct hist_reader *r)
 		const struct hist__field *k = h->keys[i];
 		struct hist_read_key *out = &r->key_fields[i];
 
-		out->is_signed = k->is_signed;
+		out->is_signed = key_signed(k);
 		if (k->flags & HIST__F_STACKTRACE) {
 			out->kind = HIST_KEY_STACKTRACE;
 			out->name = stack_name(k, r->key_names[i], NAME_MAX_);

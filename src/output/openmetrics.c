@@ -816,8 +816,7 @@ static int put_trigger(struct om *om, hist_reader *r, unsigned index,
 
 		/* OpenMetrics quantile values are never negative */
 		if ((kind == HIST_KEY_NUMBER || kind == HIST_KEY_LOG2 ||
-		     kind == HIST_KEY_BUCKET) &&
-		    (!info->key_fields[i].is_signed || kind == HIST_KEY_LOG2))
+		     kind == HIST_KEY_BUCKET) && !info->key_fields[i].is_signed)
 			ret = summary_family(&t, i);
 	}
 	if (!ret)

@@ -104,9 +104,7 @@ int hist__qdist_collect(hist_reader *r, const char *name, struct hist__qdist *d)
 	ret = resolve(info, name, &key, &val);
 	if (ret)
 		return ret;
-	/* a .log2 key is an exponent: never negative */
-	d->is_signed = info->key_fields[key].is_signed &&
-		       info->key_fields[key].kind != HIST_KEY_LOG2;
+	d->is_signed = info->key_fields[key].is_signed;
 	hist_reader_rewind(r);
 	while ((e = hist_reader_next(r))) {
 		struct hist__qpt *p;
