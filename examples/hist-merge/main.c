@@ -374,6 +374,33 @@ static struct jv *find_event(const struct input *in, const char *sys, const char
 	return NULL;
 }
 
+/* 1 if a later file has hist triggers on an event the first file lacks
+ * (the loop below walks the first file's events only: they would be left
+ * out without a word). */
+static int extra_events(const struct input *in, size_t nin)
+{
+	size_t i, j;
+
+	for (i = 1; i < nin; i++) {
+		const struct jv *evs = events_of(&in[i]);
+
+		for (j = 0; j < evs->n; j++) {
+			const char *sys = gets_(evs->v[j], "system");
+			const char *name = gets_(evs->v[j], "event");
+			const struct jv *hs = get(evs->v[j], "histograms");
+
+			if (!sys || !name || !hs || hs->t != J_ARR || !hs->n ||
+			    find_event(&in[0], sys, name))
+				continue;
+			fprintf(stderr, PROG ": %s: %s/%s has %zu hist triggers, %s "
+				"has 0: different triggers\n", in[i].file, sys, name,
+				hs->n, in[0].file);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static const uint32_t kinds_n = 9;
 static const char *const kind_names[] = {
 	"number", "hex", "sym", "execname", "syscall", "log2", "buckets", "string", "stacktrace",
@@ -779,6 +806,8 @@ int main(int argc, char **argv)
 			if (*jp.p || (size_t)(jp.p - text) != len)
 				jerr(&jp, "text after the document");
 		}
+		/* a hist file given as is fails on its first byte: say what to
+		 * give instead */
 		free(text);
 		if (jp.err[0] || !events_of(&in[i])) {
 			fprintf(stderr, PROG ": %s\n", jp.err[0] ? jp.err :
@@ -790,7 +819,8 @@ int main(int argc, char **argv)
 	/* every event and histogram of the first file, in its order; the
 	 * others must have the same */
 	evs = events_of(&in[0]);
-	if (json)
+	ret = extra_events(in, nin);
+	if (json && !ret)
 		printf("{\n  \"libhist\": \"%s\",\n  \"events\": [", hist_version());
 	for (i = 0; i < evs->n && !ret; i++) {
 		const char *sys = gets_(evs->v[i], "system"), *name = gets_(evs->v[i], "event");
