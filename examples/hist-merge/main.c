@@ -789,6 +789,7 @@ int main(int argc, char **argv)
 	in = xcalloc(nin, sizeof(*in));
 	for (i = 0; i < nin; i++) {
 		struct jp jp = { 0 };
+		bool hist_file;
 		size_t len;
 		char *text = slurp(argv[i + 1], &len);
 
@@ -808,10 +809,18 @@ int main(int argc, char **argv)
 		}
 		/* a hist file given as is fails on its first byte: say what to
 		 * give instead */
+		jp.p = text;
+		ws(&jp);
+		hist_file = *jp.p == '#';
 		free(text);
 		if (jp.err[0] || !events_of(&in[i])) {
-			fprintf(stderr, PROG ": %s\n", jp.err[0] ? jp.err :
-				"not a hist-replay/hist-live JSON document (no \"events\")");
+			if (jp.err[0])
+				fprintf(stderr, PROG ": %s", jp.err);
+			else
+				fprintf(stderr, PROG ": %s: not a hist-replay/hist-live "
+					"JSON document (no \"events\")", in[i].file);
+			fputs(hist_file ? " (give the output of hist-replay --json or "
+			      "hist-live --json, not a hist file)\n" : "\n", stderr);
 			ret = 2;
 			goto out;
 		}
