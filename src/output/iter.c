@@ -126,58 +126,6 @@ static void fill_stack(const struct hist__hist *h, const struct hist__field *k,
 	out->text = kb->text;
 }
 
-static enum hist_key_kind key_kind(uint32_t flags)
-{
-	if (flags & HIST__F_HEX)
-		return HIST_KEY_HEX;
-	if (flags & (HIST__F_SYM | HIST__F_SYM_OFFSET))
-		return HIST_KEY_SYM;
-	if (flags & HIST__F_EXECNAME)
-		return HIST_KEY_EXECNAME;
-	if (flags & HIST__F_SYSCALL)
-		return HIST_KEY_SYSCALL;
-	if (flags & HIST__F_LOG2)
-		return HIST_KEY_LOG2;
-	if (flags & HIST__F_BUCKET)
-		return HIST_KEY_BUCKET;
-	if (flags & HIST__F_STRING)
-		return HIST_KEY_STRING;
-	return HIST_KEY_NUMBER;
-}
-
-/* The string part of a key of kind KIND into kb->str. */
-static const char *key_str(const struct hist__hist *h, const struct hist__field *k,
-			   enum hist_key_kind kind, const uint8_t *slot,
-			   uint64_t v, const char *comm, struct key_buf *kb)
-{
-	const struct hist_host *host = h->ev->host;
-	const char *name = NULL;
-	struct hist__sb sb;
-
-	hist__sb_init_buf(&sb, kb->str, sizeof(kb->str));
-	switch (kind) {
-	case HIST_KEY_SYM:
-		hist__print_sym(&sb, host, v, (k->flags & HIST__F_SYM_OFFSET) != 0, 0);
-		break;
-	case HIST_KEY_EXECNAME:
-		hist__sb_putn(&sb, comm, strnlen(comm, HIST__COMM_LEN));
-		break;
-	case HIST_KEY_SYSCALL:
-		if (host && host->syscall_name)
-			name = host->syscall_name(host->data, v);
-		hist__sb_puts(&sb, name ? name : "unknown_syscall");
-		break;
-	case HIST_KEY_STRING:
-		hist__sb_putn(&sb, (const char *)slot,
-			      strnlen((const char *)slot, k->key_size));
-		break;
-	default:
-		return NULL;
-	}
-	hist__sb_finish(&sb);
-	return kb->str;
-}
-
 /* The read-out's is_signed: the key's value is a sign-extended signed
  * number.  A .log2 key of a signed field holds an exponent (0..64), never
  * negative, so the exporters (quantile bounds, OpenMetrics summaries,
@@ -207,16 +155,16 @@ static void fill_key(const struct hist__hist *h, uint32_t i, const uint8_t *key,
 		return;
 	}
 	memcpy(&v, slot, 8);
-	kind = key_kind(k->flags);
+	kind = hist__key_kind(k->flags);
 	out->name = hist__field_name(k);
 	out->kind = kind;
 	if (kind != HIST_KEY_STRING)
 		out->value = v;
 	if (kind == HIST_KEY_BUCKET)
 		out->width = k->bucket;
-	out->str = key_str(h, k, kind, slot, v, comm, kb);
+	out->str = hist__key_str(h, k, kind, slot, comm, kb->str, sizeof(kb->str));
 	hist__sb_init_buf(&sb, raw, sizeof(raw));
-	hist__key_print_value(&sb, h, k, slot, comm);
+	hist__print_key_text(&sb, out, (k->flags & HIST__F_SYM_OFFSET) != 0);
 	hist__sb_finish(&sb);
 	hist__squeeze(kb->text, sizeof(kb->text), raw);
 	out->text = kb->text;
@@ -302,7 +250,7 @@ static void fill_columns(struct hist_reader *r)
 			out->name = stack_name(k, r->key_names[i], NAME_MAX_);
 			continue;
 		}
-		out->kind = key_kind(k->flags);
+		out->kind = hist__key_kind(k->flags);
 		out->name = hist__field_name(k);
 		if (out->kind == HIST_KEY_BUCKET)
 			out->width = k->bucket;

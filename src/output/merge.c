@@ -688,58 +688,27 @@ static int cmp_print(const void *pa, const void *pb, void *arg)
 	return cmp_bytes(m, a, b);
 }
 
+/* A key as output.c prints it (stacks: one frame a line). */
 static void print_key(struct hist__sb *sb, const struct hist_merge *m, const struct mkey *k,
 		      uint32_t i)
 {
-	const char *s = k->str ? k->str : "";
+	struct hist_read_key rk;
 	uint32_t j;
 
-	switch (k->kind) {
-	case HIST_KEY_HEX:
-		hist__sb_hex(sb, k->value, 0, ' ');
-		break;
-	case HIST_KEY_SYM:
-		hist__sb_putc(sb, '[');
-		hist__sb_hex(sb, k->value, 0, ' ');
-		hist__sb_puts(sb, "] ");
-		hist__sb_str(sb, s, strlen(s), m->key_symoff[i] ? 55 : 45, true);
-		break;
-	case HIST_KEY_EXECNAME:
-		hist__sb_str(sb, s, strlen(s), 16, true);
-		hist__sb_putc(sb, '[');
-		hist__sb_u64(sb, k->value, 10, ' ');
-		hist__sb_putc(sb, ']');
-		break;
-	case HIST_KEY_SYSCALL:
-		hist__sb_str(sb, s, strlen(s), 30, true);
-		hist__sb_putc(sb, '[');
-		hist__sb_u64(sb, k->value, 3, ' ');
-		hist__sb_putc(sb, ']');
-		break;
-	case HIST_KEY_LOG2:
-		hist__sb_puts(sb, "~ 2^");
-		hist__sb_u64_left(sb, k->value, 2);
-		break;
-	case HIST_KEY_BUCKET:
-		hist__sb_puts(sb, "~ ");
-		hist__sb_u64(sb, k->value, 0, ' ');
-		hist__sb_putc(sb, '-');
-		hist__sb_u64(sb, k->value + m->key_width[i] - 1, 0, ' ');
-		break;
-	case HIST_KEY_STRING:
-		hist__sb_str(sb, s, strlen(s), 50, true);
-		break;
-	case HIST_KEY_STACKTRACE:
+	if (k->kind == HIST_KEY_STACKTRACE) {
 		for (j = 0; j < k->nr_frames; j++) {
 			hist__sb_spaces(sb, 9);
 			hist__sb_puts(sb, k->frame_text[j]);
 			hist__sb_putc(sb, '\n');
 		}
-		break;
-	default:
-		hist__sb_u64(sb, k->value, 10, ' ');
-		break;
+		return;
 	}
+	memset(&rk, 0, sizeof(rk));
+	rk.kind = k->kind;
+	rk.value = k->value;
+	rk.str = k->str;
+	rk.width = m->key_width[i];
+	hist__print_key_text(sb, &rk, m->key_symoff[i]);
 }
 
 static void print_keys(struct hist__sb *sb, const struct hist_merge *m,

@@ -329,55 +329,117 @@ static void print_stack(struct hist__sb *sb, const struct hist_host *host,
 	}
 }
 
+enum hist_key_kind hist__key_kind(uint32_t flags)
+{
+	if (flags & HIST__F_HEX)
+		return HIST_KEY_HEX;
+	if (flags & (HIST__F_SYM | HIST__F_SYM_OFFSET))
+		return HIST_KEY_SYM;
+	if (flags & HIST__F_EXECNAME)
+		return HIST_KEY_EXECNAME;
+	if (flags & HIST__F_SYSCALL)
+		return HIST_KEY_SYSCALL;
+	if (flags & HIST__F_LOG2)
+		return HIST_KEY_LOG2;
+	if (flags & HIST__F_BUCKET)
+		return HIST_KEY_BUCKET;
+	if (flags & HIST__F_STRING)
+		return HIST_KEY_STRING;
+	return HIST_KEY_NUMBER;
+}
+
+const char *hist__key_str(const struct hist__hist *h, const struct hist__field *k,
+			  uint32_t kind, const uint8_t *slot, const char *comm,
+			  char *buf, size_t cap)
+{
+	const struct hist_host *host = h->ev->host;
+	const char *name = NULL;
+	struct hist__sb sb;
+	uint64_t v;
+
+	memcpy(&v, slot, 8);
+	hist__sb_init_buf(&sb, buf, cap);
+	switch (kind) {
+	case HIST_KEY_SYM:
+		hist__print_sym(&sb, host, v, (k->flags & HIST__F_SYM_OFFSET) != 0, 0);
+		break;
+	case HIST_KEY_EXECNAME:
+		hist__sb_putn(&sb, comm, strnlen(comm, HIST__COMM_LEN));
+		break;
+	case HIST_KEY_SYSCALL:
+		if (host && host->syscall_name)
+			name = host->syscall_name(host->data, v);
+		hist__sb_puts(&sb, name ? name : "unknown_syscall");
+		break;
+	case HIST_KEY_STRING:
+		hist__sb_putn(&sb, (const char *)slot,
+			      strnlen((const char *)slot, k->key_size));
+		break;
+	default:
+		return NULL;
+	}
+	hist__sb_finish(&sb);
+	return buf;
+}
+
+void hist__print_key_text(struct hist__sb *sb, const struct hist_read_key *k, bool symoff)
+{
+	const char *s = k->str ? k->str : "";
+
+	switch (k->kind) {
+	case HIST_KEY_HEX:
+		hist__sb_hex(sb, k->value, 0, ' ');
+		break;
+	case HIST_KEY_SYM:
+		hist__sb_putc(sb, '[');
+		hist__sb_hex(sb, k->value, 0, ' ');
+		hist__sb_puts(sb, "] ");
+		hist__sb_str(sb, s, strlen(s), symoff ? 55 : 45, true);
+		break;
+	case HIST_KEY_EXECNAME:
+		hist__sb_str(sb, s, strlen(s), 16, true);
+		hist__sb_putc(sb, '[');
+		hist__sb_u64(sb, k->value, 10, ' ');
+		hist__sb_putc(sb, ']');
+		break;
+	case HIST_KEY_SYSCALL:
+		hist__sb_str(sb, s, strlen(s), 30, true);
+		hist__sb_putc(sb, '[');
+		hist__sb_u64(sb, k->value, 3, ' ');
+		hist__sb_putc(sb, ']');
+		break;
+	case HIST_KEY_LOG2:
+		hist__sb_puts(sb, "~ 2^");
+		hist__sb_u64_left(sb, k->value, 2);
+		break;
+	case HIST_KEY_BUCKET:
+		hist__sb_puts(sb, "~ ");
+		hist__sb_u64(sb, k->value, 0, ' ');
+		hist__sb_putc(sb, '-');
+		hist__sb_u64(sb, k->value + k->width - 1, 0, ' ');
+		break;
+	case HIST_KEY_STRING:
+		hist__sb_str(sb, s, strlen(s), 50, true);
+		break;
+	default:
+		hist__sb_u64(sb, k->value, 10, ' ');
+		break;
+	}
+}
+
 void hist__key_print_value(struct hist__sb *sb, const struct hist__hist *h,
 			   const struct hist__field *k, const uint8_t *slot,
 			   const char *comm)
 {
-	const struct hist_host *host = h->ev->host;
-	uint64_t v;
+	char buf[HIST__KEY_SIZE_MAX + 512];
+	struct hist_read_key rk;
 
-	memcpy(&v, slot, 8);
-	if (k->flags & HIST__F_HEX) {
-		hist__sb_hex(sb, v, 0, ' ');
-	} else if (k->flags & (HIST__F_SYM | HIST__F_SYM_OFFSET)) {
-		bool off = (k->flags & HIST__F_SYM_OFFSET) != 0;
-
-		hist__sb_putc(sb, '[');
-		hist__sb_hex(sb, v, 0, ' ');
-		hist__sb_puts(sb, "] ");
-		hist__print_sym(sb, host, v, off, off ? 55 : 45);
-	} else if (k->flags & HIST__F_EXECNAME) {
-		hist__sb_str(sb, comm, strnlen(comm, HIST__COMM_LEN), 16, true);
-		hist__sb_putc(sb, '[');
-		hist__sb_u64(sb, v, 10, ' ');
-		hist__sb_putc(sb, ']');
-	} else if (k->flags & HIST__F_SYSCALL) {
-		const char *name = NULL;
-
-		if (host && host->syscall_name)
-			name = host->syscall_name(host->data, v);
-		if (!name)
-			name = "unknown_syscall";
-		hist__sb_str(sb, name, strlen(name), 30, true);
-		hist__sb_putc(sb, '[');
-		hist__sb_u64(sb, v, 3, ' ');
-		hist__sb_putc(sb, ']');
-	} else if (k->flags & HIST__F_LOG2) {
-		hist__sb_puts(sb, "~ 2^");
-		hist__sb_u64_left(sb, v, 2);
-	} else if (k->flags & HIST__F_BUCKET) {
-		hist__sb_puts(sb, "~ ");
-		hist__sb_u64(sb, v, 0, ' ');
-		hist__sb_putc(sb, '-');
-		hist__sb_u64(sb, v + k->bucket - 1, 0, ' ');
-	} else if (k->flags & HIST__F_STRING) {
-		const char *s = (const char *)slot;
-		size_t n = strnlen(s, k->key_size);
-
-		hist__sb_str(sb, s, n, 50, true);
-	} else {
-		hist__sb_u64(sb, v, 10, ' ');
-	}
+	memset(&rk, 0, sizeof(rk));
+	rk.kind = hist__key_kind(k->flags);
+	memcpy(&rk.value, slot, 8);
+	rk.width = k->bucket;
+	rk.str = hist__key_str(h, k, rk.kind, slot, comm, buf, sizeof(buf));
+	hist__print_key_text(sb, &rk, (k->flags & HIST__F_SYM_OFFSET) != 0);
 }
 
 void hist__hist_print_key(struct hist__sb *sb, const struct hist__hist *h,

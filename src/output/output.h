@@ -23,9 +23,26 @@
 int hist__hist_sorted(const struct hist__hist *h, struct hist_map *map,
 		      struct hist_map_elt ***out, uint32_t *nr) HIST__INTERNAL;
 
-/* The value of key K (not a stack) as the hist file prints it after
- * "name: ", padding included.  SLOT is K's bytes in the compound key,
- * COMM the element's saved comm (.execname). */
+/* The read-out's kind of a key with modifiers FLAGS (HIST__F_*), in the
+ * printer's precedence (.hex first: common_stacktrace.hex is a number). */
+enum hist_key_kind hist__key_kind(uint32_t flags) HIST__INTERNAL;
+
+/* The read-out's str of key K of KIND (SLOT its bytes, COMM the element's
+ * comm) into BUF of CAP bytes: the symbol, comm, syscall name or string;
+ * NULL for the kinds without one. */
+const char *hist__key_str(const struct hist__hist *h, const struct hist__field *k,
+			  uint32_t kind, const uint8_t *slot, const char *comm,
+			  char *buf, size_t cap) HIST__INTERNAL;
+
+/* The value of key K (not a stack) in its read-out form as the hist file
+ * prints it after "name: ", padding included (the kernel's columns);
+ * SYMOFF: a .sym-offset key's wider symbol column.  The one printer of
+ * key values: the hist file, the reader's "text" and hist_merge_print(). */
+void hist__print_key_text(struct hist__sb *sb, const struct hist_read_key *k,
+			  bool symoff) HIST__INTERNAL;
+
+/* hist__print_key_text() of key K of an element: SLOT is K's bytes in
+ * the compound key, COMM the element's saved comm (.execname). */
 void hist__key_print_value(struct hist__sb *sb, const struct hist__hist *h,
 			   const struct hist__field *k, const uint8_t *slot,
 			   const char *comm) HIST__INTERNAL;
