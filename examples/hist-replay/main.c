@@ -789,23 +789,8 @@ static int list_recording(const char *trace, const char *instance)
 		return 2;
 	}
 	n = hist_tracedat_nr_buffers(td);
-	/* "top" names the top buffer unless an instance has that name */
-	if (instance && !strcmp(instance, "top")) {
-		for (i = 0; i < n && strcmp(hist_tracedat_buffer_name(td, i), "top"); i++)
-			;
-		if (i == n)
-			instance = "";
-	}
-	for (i = 0; instance && i < n && strcmp(hist_tracedat_buffer_name(td, i), instance); i++)
-		;
-	if (instance && i == n) {
-		fprintf(stderr, PROG ": %s: no buffer '%s' in the recording; it has:", trace,
-			instance);
-		for (i = 0; i < n; i++)
-			fprintf(stderr, "%s %s", i ? "," : "",
-				hist_tracedat_buffer_name(td, i)[0] ?
-				hist_tracedat_buffer_name(td, i) : "\"\" (top)");
-		fputc('\n', stderr);
+	if (instance && !(instance = replay_buffer_named(td, instance, err, sizeof(err)))) {
+		fprintf(stderr, PROG ": %s: %s\n", trace, err);
 		hist_tracedat_close(td);
 		free(seen);
 		return 2;

@@ -293,11 +293,20 @@ static int has_records(struct hist_tracedat *td)
 	return ret > 0;
 }
 
-/* Append the buffer names to ERR ("a, b"). */
-static void list_buffers(struct hist_tracedat *td, char *err, size_t errlen)
+const char *replay_buffer_named(const struct hist_tracedat *td, const char *inst,
+				char *err, size_t errlen)
 {
 	uint32_t i, n = hist_tracedat_nr_buffers(td);
 
+	for (i = 0; i < n; i++)
+		if (!strcmp(hist_tracedat_buffer_name(td, i), inst))
+			return hist_tracedat_buffer_name(td, i);
+	/* "top" names the top buffer unless an instance has that name */
+	if (!strcmp(inst, "top"))
+		for (i = 0; i < n; i++)
+			if (!hist_tracedat_buffer_name(td, i)[0])
+				return "";
+	snprintf(err, errlen, "no buffer '%s' in the recording; it has: ", inst);
 	for (i = 0; i < n; i++) {
 		const char *name = hist_tracedat_buffer_name(td, i);
 		size_t l = strlen(err);
@@ -305,6 +314,7 @@ static void list_buffers(struct hist_tracedat *td, char *err, size_t errlen)
 		snprintf(err + l, errlen - l, "%s%s", i ? ", " : "",
 			 name[0] ? name : "\"\" (top)");
 	}
+	return NULL;
 }
 
 /* The buffer to replay (replay_opts.instance): 0, or -1 with ERR. */
@@ -315,20 +325,14 @@ static int pick_buffer(struct replay *r, char *err, size_t errlen)
 	const char *inst = r->opts.instance;
 
 	if (inst) {
-		int rc = hist_tracedat_select_buffer(td, inst);
+		const char *name = replay_buffer_named(td, inst, err, errlen);
 
-		/* "top" names the top buffer unless an instance has it */
-		if (rc == -HIST_ENOENT && !strcmp(inst, "top"))
-			rc = hist_tracedat_select_buffer(td, "");
-		if (rc == 0)
-			return 0;
-		if (rc != -HIST_ENOENT) {
-			/* it is there, but its data is not */
-			snprintf(err, errlen, "%s", hist_tracedat_error(td));
+		if (!name)
 			return -1;
-		}
-		snprintf(err, errlen, "no buffer '%s' in the recording; it has: ", inst);
-		list_buffers(td, err, errlen);
+		if (hist_tracedat_select_buffer(td, name) == 0)
+			return 0;
+		/* it is there, but its data is not */
+		snprintf(err, errlen, "%s", hist_tracedat_error(td));
 		return -1;
 	}
 	if (n < 2 || hist_tracedat_buffer(td)[0] || has_records(td))

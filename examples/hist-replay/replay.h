@@ -126,6 +126,13 @@ hist_ctx *replay_ctx(struct replay *r);
 uint32_t replay_kernel(const struct replay *r);
 /* The buffer replayed ("" for the top one). */
 const char *replay_instance(const struct replay *r);
+/*
+ * The buffer --instance INST names in TD: INST itself, or "" (the top
+ * buffer) for "top" when no instance has that name.  NULL when TD has
+ * no such buffer, with ERR saying so and listing the ones it has.
+ */
+const char *replay_buffer_named(const struct hist_tracedat *td, const char *inst,
+				char *err, size_t errlen);
 struct hist_tracedat *replay_tracedat(struct replay *r);
 
 /*
