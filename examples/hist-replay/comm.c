@@ -696,39 +696,6 @@ unsigned replay_db_stack(const struct replay_hist_db *db, uint64_t idx,
 	return n;
 }
 
-/*
- * A hist command with `clear` empties the map right after the
- * tracepoint_synchronize_unregister() of hist_clear() (inlined into
- * event_hist_trigger_parse()) returns: an SRCU wait, which may or may not
- * sleep, then an RCU grace period, which always does (__wait_rcu_gp, under
- * synchronize_rcu on 6.1, synchronize_rcu_normal on 6.12).  The write then
- * frees its unused trigger data (trigger_data_free()) through the same two
- * waits.  The stacks k15-clear-timing recorded on both kernels show
- * exactly that, so a sleep of the writer is the clear's grace period when
- * its stack has __wait_rcu_gp and no trigger_data_free.
- */
-int replay_db_clear_wait(const struct replay_hist_db *db, void *td,
-			 uint64_t idx)
-{
-	uint64_t ips[STACK_MAX];
-	unsigned n = replay_db_stack(db, idx, ips, STACK_MAX), i;
-	int rcu = 0, named = 0;
-
-	for (i = 0; i < n; i++) {
-		char name[128];
-
-		/* a return address: the call lies before it (as %pB) */
-		if (hist_tracedat_sym(td, ips[i] - 1, 0, name, sizeof(name)) < 0)
-			continue;
-		named = 1;
-		if (!strcmp(name, "trigger_data_free"))
-			return 0;
-		if (!strcmp(name, "__wait_rcu_gp"))
-			rcu = 1;
-	}
-	return named ? rcu : -1;
-}
-
 int replay_db_has_stacks(const struct replay_hist_db *db)
 {
 	return db->nr_st != 0;

@@ -171,7 +171,7 @@ static void sync_flags(struct replay *r)
  * the writer sleeps inside its write(2) and the clear lands when it runs
  * again.  Before the clear the write waits for SRCU, which may sleep or
  * not, then for the grace period, which sleeps; after it, it waits for
- * both again (comm.c, replay_db_clear_wait()).  A recording with kernel
+ * both again (clear_wait() below).  A recording with kernel
  * stacks and kallsyms tells which sleep is the grace period
  * (k15-clear-timing, both kernels), so a write's later waits, or the
  * waits of the writes before it, are not taken for it.  Without stacks
@@ -186,13 +186,37 @@ static int clear_sleeps(uint32_t kernel)
 	return hist_kernel_recorded(kernel) == HIST_KERNEL(6, 1) ? 1 : 2;
 }
 
-/* 1: this sleep of the writer is the clear's grace period, 0: another
- * wait, -1: the recording cannot tell (no stack or no kallsyms) */
+/*
+ * The writer's sleep at record r->idx (a sched_switch), by the kernel
+ * stack recorded after it and the kallsyms: 1 the clear's grace period, 0
+ * another wait, -1 the recording cannot tell (no stack or no kallsyms).
+ * The clear follows the tracepoint_synchronize_unregister() of
+ * hist_clear() (inlined into event_hist_trigger_parse()): the SRCU wait,
+ * then the grace period, __wait_rcu_gp (under synchronize_rcu on 6.1,
+ * synchronize_rcu_normal on 6.12); the waits after it are
+ * trigger_data_free()'s.  So the sleep whose stack has __wait_rcu_gp and
+ * no trigger_data_free is the clear's (k15-clear-timing, both kernels).
+ */
 static int clear_wait(struct replay *r)
 {
 	struct replay_hist_db *db = replay__db(r);
+	uint64_t ips[64];
+	unsigned n = db ? replay_db_stack(db, r->idx, ips, 64) : 0, i;
+	int rcu = 0, named = 0;
 
-	return db ? replay_db_clear_wait(db, r->td, r->idx) : -1;
+	for (i = 0; i < n; i++) {
+		char name[128];
+
+		/* a return address: the call lies before it (as %pB) */
+		if (hist_tracedat_sym(r->td, ips[i] - 1, 0, name, sizeof(name)) < 0)
+			continue;
+		named = 1;
+		if (!strcmp(name, "trigger_data_free"))
+			return 0;
+		if (!strcmp(name, "__wait_rcu_gp"))
+			rcu = 1;
+	}
+	return named ? rcu : -1;
 }
 
 static int waits_for_grace_period(const struct marker_act *a)

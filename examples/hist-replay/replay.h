@@ -213,11 +213,6 @@ int replay_db_names_uncertain(const struct replay_hist_db *db);
 unsigned replay_db_stack(const struct replay_hist_db *db, uint64_t idx,
 			 uint64_t *ips, unsigned max);
 int replay_db_has_stacks(const struct replay_hist_db *db);
-/* the sleep of record IDX (a sched_switch), by the kernel stack recorded
- * after it and TD's kallsyms: 1 the grace period a hist command's clear
- * waits for, 0 another wait, -1 unknown (no stack or no symbols) */
-int replay_db_clear_wait(const struct replay_hist_db *db, void *td,
-			 uint64_t idx);
 /* records of event ID in the whole recording */
 uint64_t replay_db_count(const struct replay_hist_db *db, uint32_t id);
 
