@@ -30,6 +30,7 @@ static const char *const files[] = {
 	"zstd.perf.data",	   /* -z, per-task */
 	"lost.perf.data",	   /* LOST and LOST_SAMPLES */
 	"threads.perf.data",	   /* --threads: a directory, data.N per thread */
+	"threads-zstd.perf.data",  /* --threads -z: a zstd stream per data.N */
 };
 #define NR_FILES (sizeof(files) / sizeof(files[0]))
 
@@ -881,6 +882,53 @@ static void test_threads_dir(void)
 	hist_tracedat_close(td);
 }
 
+/* The records of a walk of TD (-1 on an error), per CPU in PER_CPU[2]. */
+static int64_t walk_count(struct hist_tracedat *td, uint64_t per_cpu[2])
+{
+	struct hist_ftrace_record rec;
+	int64_t n = 0;
+	int ret;
+
+	per_cpu[0] = per_cpu[1] = 0;
+	while ((ret = hist_tracedat_next(td, &rec)) > 0) {
+		n++;
+		if (rec.cpu < 2)
+			per_cpu[rec.cpu]++;
+	}
+	return ret ? -1 : n;
+}
+
+/*
+ * perf record --threads -z: every data.N file starts a zstd stream of
+ * its own (read on with the previous file's stream, data.1 failed at
+ * offset 0 and its records were lost); a rewind reads the same records
+ * from the chunks decompressed on the first pass.
+ */
+static void test_threads_zstd(void)
+{
+	char msg[400];
+	struct hist_tracedat *td = hist_tracedat_open(DATA "threads-zstd.perf.data", msg,
+						      sizeof(msg));
+	uint64_t a[2], b[2];
+	int64_t n;
+
+	T_ASSERT(td != NULL);
+	if (!td) {
+		printf("# %s\n", msg);
+		return;
+	}
+	n = walk_count(td, a);
+	if (n < 0)
+		printf("# %s\n", hist_tracedat_error(td));
+	/* record.sh: the workload's system calls ran on both CPUs */
+	T_ASSERT(n > 0 && a[0] > 0 && a[1] > 0);
+	T_EQ(hist_tracedat_rewind(td), 0);
+	T_EQ(walk_count(td, b), n);
+	T_EQU(b[0], a[0]);
+	T_EQU(b[1], a[1]);
+	hist_tracedat_close(td);
+}
+
 /* The execs a walk of sched.perf.data hands out: how many, and how many
  * of the workload's programs (sh -c of ls, cat and sleep: record.sh). */
 static void count_execs(struct hist_tracedat *td, int *all, int *wl, int32_t *first_pid)
@@ -1091,6 +1139,7 @@ int main(void)
 	T_RUN(test_truncated);
 	T_RUN(test_corrupt_sample);
 	T_RUN(test_threads_dir);
+	T_RUN(test_threads_zstd);
 	T_RUN(test_pid_gate);
 	T_RUN(test_cli_options);
 	T_RUN(test_not_perf);

@@ -793,7 +793,29 @@ static int walk_some(struct hist_tracedat *td)
 	if (stop > p->seen_to)
 		p->seen_to = stop;
 	if (!ret && stop >= end && p->seg_i + 1 < p->nr_segs) {
+		size_t upto = p->chunk_i ? p->chunk_end[p->chunk_i - 1] : 0;
+
 		p->wpos = p->segs[++p->seg_i][0];	/* the next thread's file */
+		/*
+		 * perf record --threads -z: each thread compresses with a zstd
+		 * stream of its own, so the next file's first COMPRESSED record
+		 * starts a stream (decompressed on with this one it failed
+		 * from data.1 offset 0), and a record the file left unfinished
+		 * does not continue in another thread's records.
+		 */
+		if (p->zs)
+			ZSTD_initDStream(p->zs);
+		if (p->dwalk < upto) {
+			if (!p->trunc[0]) {
+				char w[48];
+
+				snprintf(p->trunc, sizeof(p->trunc), "the compressed records "
+					 "before %s end inside a record (%zu bytes left over)",
+					 hist__perf_where(p, p->wpos, w, sizeof(w)), upto - p->dwalk);
+				p->trunc_pending = 1;
+			}
+			p->dwalk = upto;
+		}
 		return 0;
 	}
 	if (ret || stop >= end) {

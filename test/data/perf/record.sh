@@ -40,4 +40,9 @@ rm -rf threads.perf.data
 $P --threads -a -o threads.perf.data -e raw_syscalls:sys_enter --filter "$WK" \
 	-e sched:sched_process_exec -- sh -c "$WL"
 
-chmod 644 *.perf.data threads.perf.data/*
+# --threads with -z: each thread's data.N has a zstd stream of its own
+rm -rf threads-zstd.perf.data
+$P --threads -z -a -o threads-zstd.perf.data -e raw_syscalls:sys_enter --filter "$WK" \
+	-e sched:sched_process_exec -- sh -c "$WL"
+
+chmod 644 *.perf.data threads.perf.data/* threads-zstd.perf.data/*
