@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <dirent.h>
+#include <zstd.h>
 
 #include "harness.h"
 #include "hist_ftrace.h"
@@ -381,6 +382,125 @@ out:
 
 #define CASES "test/conformance/cases-perf/"
 
+/*
+ * A packed case (test/oracle/tools/pack-perf-cases) keeps its trace.dat,
+ * perf.data and kallsyms as NAME.zpatch: a zstd frame compressed with
+ * the set's ref/NAME (ref/NAME.zst, plain zstd) as its prefix, since the
+ * event formats and the core kernel's symbols are the same in every
+ * case.  A case added by tools/to-conformance has the plain files.
+ */
+struct unpacked {
+	char dir[64];		/* mkdtemp'ed, "" until the first unpack */
+	char *ref[3];		/* the set's decompressed ref/NAME.zst */
+	size_t ref_len[3];
+};
+
+static const char *const packed_names[3] = { "trace.dat", "perf.data", "kallsyms" };
+
+/* Decompress the frame of PATH with REF as its prefix; malloc'ed. */
+static char *read_zpatch(const char *path, const char *ref, size_t ref_len, size_t *len)
+{
+	size_t clen, got;
+	char *c = conf_read_file(path, &clen), *out = NULL;
+	unsigned long long n = c ? ZSTD_getFrameContentSize(c, clen) : ZSTD_CONTENTSIZE_ERROR;
+	ZSTD_DCtx *d = ZSTD_createDCtx();
+
+	if (d && n != ZSTD_CONTENTSIZE_ERROR && n != ZSTD_CONTENTSIZE_UNKNOWN &&
+	    (out = malloc((size_t)n + 1)) != NULL) {
+		/* a raw-content dictionary is the prefix zstd --patch-from used */
+		got = ZSTD_decompress_usingDict(d, out, (size_t)n, c, clen, ref, ref_len);
+		if (ZSTD_isError(got) || got != n) {
+			free(out);
+			out = NULL;
+		} else {
+			*len = (size_t)n;
+		}
+	}
+	ZSTD_freeDCtx(d);
+	free(c);
+	return out;
+}
+
+/*
+ * The path of case DIR's FILE ("trace.dat", "perf.data", "kallsyms.zst")
+ * in OUT: the file itself, or its NAME.zpatch of set SET unpacked into
+ * U's directory.  -1 (with a failure reported) when neither can be had,
+ * 1 when the case has neither (no kallsyms), 0 on success.
+ */
+static int case_file(struct unpacked *u, const char *set, const char *dir, const char *file,
+		     char *out, size_t outlen)
+{
+	char path[600];
+	size_t k, len = 0;
+	char *text;
+	FILE *f;
+	int ok;
+
+	snprintf(out, outlen, "%s/%s", dir, file);
+	if (!access(out, R_OK))
+		return 0;
+	for (k = 0; k < 3 && strncmp(file, packed_names[k], strlen(packed_names[k])); k++)
+		;
+	if (k == 3)
+		return 1;
+	snprintf(path, sizeof(path), "%s/%s.zpatch", dir, packed_names[k]);
+	if (access(path, R_OK))
+		return 1;
+	if (!u->ref[k]) {
+		char rpath[600];
+
+		snprintf(rpath, sizeof(rpath), "%s/ref/%s.zst", set, packed_names[k]);
+		u->ref[k] = conf_read_zst(rpath, &u->ref_len[k]);
+		if (!u->ref[k]) {
+			T_FAILF("%s: cannot read the reference of %s", rpath, path);
+			return -1;
+		}
+	}
+	if (!u->dir[0]) {
+		snprintf(u->dir, sizeof(u->dir), "/tmp/test_perf.XXXXXX");
+		if (!mkdtemp(u->dir)) {
+			u->dir[0] = 0;
+			T_FAILF("mkdtemp");
+			return -1;
+		}
+	}
+	text = read_zpatch(path, u->ref[k], u->ref_len[k], &len);
+	if (!text) {
+		T_FAILF("%s: not a zstd patch of %s/ref/%s", path, set, packed_names[k]);
+		return -1;
+	}
+	/* one file per name: the previous case's copy is overwritten */
+	snprintf(out, outlen, "%s/%s", u->dir, packed_names[k]);
+	f = fopen(out, "wb");
+	ok = f && fwrite(text, 1, len, f) == len;
+	if (f && fclose(f))
+		ok = 0;
+	free(text);
+	if (!ok) {
+		T_FAILF("%s: cannot write", out);
+		return -1;
+	}
+	return 0;
+}
+
+static void unpacked_free(struct unpacked *u)
+{
+	size_t k;
+	char path[600];
+
+	for (k = 0; k < 3; k++) {
+		free(u->ref[k]);
+		u->ref[k] = NULL;
+		if (u->dir[0]) {
+			snprintf(path, sizeof(path), "%s/%s", u->dir, packed_names[k]);
+			unlink(path);
+		}
+	}
+	if (u->dir[0] && rmdir(u->dir))
+		printf("# could not remove %s\n", u->dir);
+	u->dir[0] = 0;
+}
+
 /* Apply a case's settings, synthetic events and triggers to R. */
 static int conf_setup(struct replay *r, const char *dir)
 {
@@ -425,7 +545,8 @@ static int conf_setup(struct replay *r, const char *dir)
 /* Every hist of case DIR's expected/hists.tsv ("file system event index",
  * index 1-based) against libhist's replay of RECORDING; the number of
  * sections compared, -1 on a difference. */
-static int conf_check(const char *dir, const char *recording)
+static int conf_check(struct unpacked *u, const char *set, const char *dir,
+		      const char *recording)
 {
 	char path[512], err[512], syms[512], *tsv, **lines = NULL;
 	struct replay_opts o = { 0 };
@@ -439,16 +560,23 @@ static int conf_check(const char *dir, const char *recording)
 
 	/* the guest's /proc/kallsyms, saved next to a perf.data that needs
 	 * symbols (test/oracle: perf.data holds none), as --kallsyms takes it */
-	snprintf(syms, sizeof(syms), "%s/kallsyms.zst", dir);
-	if (!access(syms, R_OK))
+	switch (case_file(u, set, dir, "kallsyms.zst", syms, sizeof(syms))) {
+	case 0:
 		o.kallsyms = syms;
+		break;
+	case -1:
+		return -1;
+	}
 	/* perf recorded system-wide: the oracle's pid gate, applied here */
 	snprintf(path, sizeof(path), "%s/perf.pid", dir);
 	if (!strcmp(recording, "perf.data") && (tsv = conf_read_file(path, NULL))) {
 		o.pid_gate = atoi(tsv);
 		free(tsv);
 	}
-	snprintf(path, sizeof(path), "%s/%s", dir, recording);
+	if (case_file(u, set, dir, recording, path, sizeof(path))) {
+		T_FAILF("%s: no %s", dir, recording);
+		return -1;
+	}
 	r = replay_open(path, &o, err, sizeof(err));
 	if (!r) {
 		T_FAILF("%s: %s", path, err);
@@ -520,6 +648,7 @@ static void test_kernel_cases(void)
 	const char *set = getenv("HIST_PERF_CASES") ? getenv("HIST_PERF_CASES") : CASES;
 	DIR *d = opendir(set);
 	struct dirent *de;
+	struct unpacked u = { 0 };
 	int cases = 0;
 
 	T_ASSERT(d != NULL);
@@ -527,11 +656,13 @@ static void test_kernel_cases(void)
 		char dir[512];
 		int a, b;
 
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, "README.md"))
+		/* ref/: the files packed cases are patches of */
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "README.md") ||
+		    !strcmp(de->d_name, "ref"))
 			continue;
 		snprintf(dir, sizeof(dir), "%s/%s", set, de->d_name);
-		a = conf_check(dir, "perf.data");
-		b = conf_check(dir, "trace.dat");
+		a = conf_check(&u, set, dir, "perf.data");
+		b = conf_check(&u, set, dir, "trace.dat");
 		T_ASSERT(a > 0 && a == b);
 		printf("# %s: perf.data %d hist sections as the kernel's, trace.dat %d\n",
 		       de->d_name, a, b);
@@ -539,6 +670,7 @@ static void test_kernel_cases(void)
 	}
 	if (d)
 		closedir(d);
+	unpacked_free(&u);
 	T_ASSERT(cases > 0);
 }
 
@@ -997,29 +1129,37 @@ static void test_pid_gate(void)
 }
 
 /*
- * The command line: --kallsyms with the case's zstd copy names g08's
+ * The command line: --kallsyms with the case's kallsyms names g08's
  * call sites (without it they stay addresses, with a warning), --pid
  * over a trace.dat is refused with exit 2.
  */
 static void test_cli_options(void)
 {
-	const char *c = "test/conformance/cases-perf/g08-vals-sums-sym";
-	char cmd[1024], *out;
+	const char *c = CASES "g08-vals-sums-sym";
+	char cmd[1400], *out, syms[512], data[512];
+	struct unpacked u = { 0 };
 
 	if (access("build/hist-replay", X_OK)) {
 		printf("# SKIP hist-replay options: build/hist-replay is not built\n");
 		return;
 	}
-	snprintf(cmd, sizeof(cmd), "build/hist-replay --kallsyms %s/kallsyms.zst --pid 1 "
-		 "-t 'kmem/kmalloc hist:keys=call_site.sym' %s/perf.data 2>&1", c, c);
+	if (case_file(&u, CASES, c, "kallsyms.zst", syms, sizeof(syms)) ||
+	    case_file(&u, CASES, c, "perf.data", data, sizeof(data))) {
+		T_FAILF("%s: no kallsyms or perf.data", c);
+		unpacked_free(&u);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "build/hist-replay --kallsyms %s --pid 1 "
+		 "-t 'kmem/kmalloc hist:keys=call_site.sym' %s 2>&1", syms, data);
 	out = run(cmd);
 	T_ASSERT(out && strstr(out, "] proc_pid_readlink "));
 	free(out);
 	snprintf(cmd, sizeof(cmd), "HIST_REPLAY_KALLSYMS= build/hist-replay "
-		 "-t 'kmem/kmalloc hist:keys=call_site.sym' %s/perf.data 2>&1", c);
+		 "-t 'kmem/kmalloc hist:keys=call_site.sym' %s 2>&1", data);
 	out = run(cmd);
 	T_ASSERT(out && strstr(out, "--kallsyms") && !strstr(out, "] proc_pid_readlink "));
 	free(out);
+	unpacked_free(&u);
 	snprintf(cmd, sizeof(cmd), "build/hist-replay --pid 1 -t 'sched/sched_switch "
 		 "hist:keys=prev_pid' test/data/sched.v7-zstd.dat >/dev/null 2>&1; echo rc=$?");
 	out = run(cmd);
