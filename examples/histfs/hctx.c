@@ -285,10 +285,62 @@ static void feed(void *arg, const struct hist_ftrace_record *rec)
 	hist_event_hit(ev, data, rec->len, &hit);
 }
 
+/* Our threads in C's set_event_notrace_pid (note_self()). */
+static void notrace_self(struct hfs_ctx *c)
+{
+	char pids[16 * 12 + 1];
+	size_t n = 0;
+	unsigned i;
+
+	if (!c->tfs.instance || !hfs.nr_self)
+		return;
+	for (i = 0; i < hfs.nr_self; i++)
+		n += (size_t)snprintf(pids + n, sizeof(pids) - n, "%s%d", i ? " " : "",
+				      (int)hfs.self_tids[i]);
+	tfs_write(&c->tfs, "set_event_notrace_pid", pids, 0);
+}
+
+/*
+ * The calling thread is kept out of every instance's recording, as
+ * hist-live keeps itself: a drain's reads of the buffers are system
+ * calls that it then read back, and so on.  With a trigger on
+ * raw_syscalls/sys_enter keyed by common_pid.execname, histfs's drain
+ * thread came first (154,312 hits, four times dd's 38,627: records
+ * that filled the buffer beside the workload's); a FUSE thread that
+ * drained for a hist read still had 17,031.  The kernel
+ * matches these pids per thread, so each thread notes itself when it
+ * first drains.  A thread gone is dropped at the next note (a program
+ * that gets its tid must be recorded); past the table's 16 threads,
+ * the others are recorded.
+ */
+static void note_self(void)
+{
+	static _Thread_local int noted;
+	struct hfs_ctx *c;
+	char path[64];
+	unsigned i, n = 0;
+
+	if (noted)
+		return;
+	noted = 1;
+	for (i = 0; i < hfs.nr_self; i++) {
+		snprintf(path, sizeof(path), "/proc/self/task/%d", (int)hfs.self_tids[i]);
+		if (!access(path, F_OK))
+			hfs.self_tids[n++] = hfs.self_tids[i];
+	}
+	hfs.nr_self = n;
+	if (n == sizeof(hfs.self_tids) / sizeof(hfs.self_tids[0]))
+		return;
+	hfs.self_tids[hfs.nr_self++] = (int32_t)gettid();
+	for (c = hfs.ctxs; c; c = c->next)
+		notrace_self(c);
+}
+
 static void drain(struct hfs_ctx *c, int background)
 {
 	if (!c || !c->ring)
 		return;
+	note_self();
 	c->cmdlines_stale = 1;	/* reread once this drain needs it */
 	c->background = background;
 	c->bounded = !background;
@@ -354,6 +406,7 @@ static int make_instance(struct hfs_ctx *c)
 	tfs_write(t, "trace_clock", "global", 0);
 	if (!c->name)	/* top-level trace_marker writes reach us too */
 		tfs_write(t, "options/copy_trace_marker", "1", 0);
+	notrace_self(c);
 	return 0;
 }
 
