@@ -72,6 +72,18 @@ const char *tfs_path(const struct live_tfs *t, const char *rel, char *buf,
  * removed, or -1 if one could not be. */
 int tfs_reap(const struct live_tfs *t, int quiet);
 
+/*
+ * The filter of trigger command TEXT ("hist:... if FILTER"), as the
+ * kernel splits it: the command ends at the first blank, and what follows
+ * is a filter if it starts with "if".  *LEN gets the command's length.
+ * NULL if there is no filter.
+ */
+const char *tfs_cmd_filter(const char *text, size_t *len);
+/* Add "(F)" (F's first FLEN bytes) to the disjunction *S of *N bytes
+ * (NULL and 0 to start), " || " between, for an event's filter file.
+ * 0, or -1 with *S freed and NULL (no memory). */
+int tfs_filter_or(char **s, size_t *n, const char *f, size_t flen);
+
 /* ---- host.c ---- */
 
 struct live_host;

@@ -301,28 +301,6 @@ static hist_event *target_event(struct state *st, const struct cmd *c)
 	return ev;
 }
 
-/*
- * The filter of trigger command TEXT ("hist:... if FILTER"), as the
- * kernel splits it: the command ends at the first blank, and what follows
- * is a filter if it starts with "if".  *LEN gets the command's length.
- * NULL if there is no filter.
- */
-static const char *cmd_filter(const char *text, size_t *len)
-{
-	const char *p;
-
-	*len = strcspn(text, " \t");
-	p = text + *len;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (strncmp(p, "if", 2) || (p[2] != ' ' && p[2] != '\t'))
-		return NULL;
-	p += 2;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	return *p ? p : NULL;
-}
-
 static int is_hist_cmd(const char *text)
 {
 	return !strncmp(text, "hist:", 5) || !strcmp(text, "hist");
@@ -389,7 +367,7 @@ static void apply_cmds(struct state *st)
 static int clear_cmd(struct state *st, const struct cmd *c)
 {
 	size_t len;
-	const char *filter = cmd_filter(c->text, &len);
+	const char *filter = tfs_cmd_filter(c->text, &len);
 	char *text = malloc(strlen(c->text) + 16);
 	hist_event *ev = target_event(st, c);
 	int ret;
@@ -754,7 +732,6 @@ static char *kernel_filter(struct state *st, const char *sys, const char *name,
 		const struct cmd *c = &st->cmds[i];
 		size_t tl = strlen(sys);
 		const char *f;
-		char *v;
 
 		if (strncmp(c->target, sys, tl) || c->target[tl] != '/' ||
 		    strcmp(c->target + tl + 1, name))
@@ -765,7 +742,7 @@ static char *kernel_filter(struct state *st, const char *sys, const char *name,
 		}
 		if (!c->accepted)
 			continue;
-		f = cmd_filter(c->text, &len);
+		f = tfs_cmd_filter(c->text, &len);
 		if (!f) {
 			free(s);
 			return NULL;
@@ -774,13 +751,8 @@ static char *kernel_filter(struct state *st, const char *sys, const char *name,
 			continue;	/* (F) || (F) is (F) */
 		*exact = !first;
 		first = f;
-		v = realloc(s, n + strlen(f) + 8);
-		if (!v) {
-			free(s);
+		if (tfs_filter_or(&s, &n, f, strlen(f)))
 			return NULL;
-		}
-		s = v;
-		n += (size_t)sprintf(s + n, "%s(%s)", n ? " || " : "", f);
 	}
 	return s;
 }

@@ -417,3 +417,33 @@ int tfs_reap(const struct live_tfs *t, int quiet)
 	closedir(dp);
 	return failed ? -1 : n;
 }
+
+const char *tfs_cmd_filter(const char *text, size_t *len)
+{
+	const char *p;
+
+	*len = strcspn(text, " \t");
+	p = text + *len;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (strncmp(p, "if", 2) || (p[2] != ' ' && p[2] != '\t'))
+		return NULL;
+	p += 2;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return *p ? p : NULL;
+}
+
+int tfs_filter_or(char **s, size_t *n, const char *f, size_t flen)
+{
+	char *v = realloc(*s, *n + flen + 7);
+
+	if (!v) {
+		free(*s);
+		*s = NULL;
+		return -1;
+	}
+	*s = v;
+	*n += (size_t)sprintf(v + *n, "%s(%.*s)", *n ? " || " : "", (int)flen, f);
+	return 0;
+}

@@ -557,7 +557,7 @@ static int is_enabled(struct hfs_ctx *c, const char *key, size_t *at)
  */
 static char *kernel_filter(struct hfs_ctx *c, const char *key)
 {
-	char sys[256], *name, *line, *save = NULL, *s = NULL, *v;
+	char sys[256], *name, *line, *save = NULL, *s = NULL;
 	struct hfs_buf b = { 0 };
 	size_t n = 0, len;
 	hist_event *ev;
@@ -573,25 +573,16 @@ static char *kernel_filter(struct hfs_ctx *c, const char *key)
 		return NULL;
 	}
 	for (line = strtok_r(b.p, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		/* as the kernel splits a command: it ends at the first blank,
-		 * a filter follows "if" */
-		char *f = line + strcspn(line, " \t");
+		const char *f = tfs_cmd_filter(line, &len);
 
-		f += strspn(f, " \t");
-		if (strncmp(f, "if", 2) || (f[2] != ' ' && f[2] != '\t'))
+		if (!f)
 			goto none;
-		f += 2 + strspn(f + 2, " \t");
 		len = strlen(f);
 		if (!strncmp(line, "hist", 4) && len > 9 &&
 		    (!strcmp(f + len - 9, " [active]") || !strcmp(f + len - 9, " [paused]")))
 			len -= 9;
-		if (!len)
+		if (!len || tfs_filter_or(&s, &n, f, len))
 			goto none;
-		v = realloc(s, n + len + 8);
-		if (!v)
-			goto none;
-		s = v;
-		n += (size_t)sprintf(s + n, "%s(%.*s)", n ? " || " : "", (int)len, f);
 	}
 	hfs_buf_free(&b);
 	return s;
