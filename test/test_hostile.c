@@ -556,6 +556,12 @@ static void test_malloc_trigger_file(void)
 	T_EQ(sh(0, "mkdir -p %s/m_dir", tmp), 0);
 	T_EQ(mtrace_run("m_dir"), 0);
 	T_ASSERT(out_has("m_dir: is a directory"));
+
+	/* 17 MiB is past the bound, though under the buffer's next doubling */
+	T_EQ(sh(0, "yes '# a comment' | head -c 17M > %s/m_huge", tmp), 0);
+	T_EQ(mtrace_run("m_huge"), 0);
+	T_ASSERT(out_has("m_huge: longer than 16 MiB: not a file of commands; no triggers"));
+	T_EQ(sh(0, "rm -f %s/m_huge", tmp), 0);
 }
 
 /* A program that closes standard error before it exits (ls does, at

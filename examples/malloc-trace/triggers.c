@@ -239,12 +239,10 @@ char *mt_read_all(const char *path, size_t *len)
 	} else {
 		for (;;) {
 			if (n + 1 == cap) {
-				char *nb = cap < MAX_TRIGGERS_FILE + 2 ?
-					   __libc_realloc(buf, 2 * cap) : NULL;
+				char *nb = __libc_realloc(buf, 2 * cap);
 
 				if (!nb) {
-					why = cap < MAX_TRIGGERS_FILE + 2 ? "out of memory" :
-					      "longer than 16 MiB: not a file of commands";
+					why = "out of memory";
 					break;
 				}
 				buf = nb;
@@ -256,6 +254,11 @@ char *mt_read_all(const char *path, size_t *len)
 			if (k <= 0)
 				break;
 			n += (size_t)k;
+			/* checked per read: the buffer doubles past the bound once */
+			if (n > MAX_TRIGGERS_FILE) {
+				why = "longer than 16 MiB: not a file of commands";
+				break;
+			}
 		}
 		if (!why && k < 0)
 			why = strerror(errno);
