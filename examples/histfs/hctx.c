@@ -303,7 +303,7 @@ static void notrace_self(struct hfs_ctx *c)
 /*
  * The calling thread is kept out of every instance's recording, as
  * hist-live keeps itself: a drain's reads of the buffers are system
- * calls that it then read back, and so on.  With a trigger on
+ * calls that it would then read back, and so on.  With a trigger on
  * raw_syscalls/sys_enter keyed by common_pid.execname, histfs's drain
  * thread came first (154,312 hits, four times dd's 38,627: records
  * that filled the buffer beside the workload's); a FUSE thread that
