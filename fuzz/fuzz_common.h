@@ -544,6 +544,65 @@ static inline void fz_commands(hist_ctx *ctx, const uint8_t *text, size_t n)
 	}
 }
 
+/*
+ * The input of the targets that hit events (fuzz_hit.c, fuzz_openmetrics.c):
+ * command lines up to the first NUL byte, then records, each a 4-byte
+ * header
+ *
+ *	u8 event (index into fz_events)  u8 cpu  u8 time step  u8 length
+ *
+ * and LENGTH bytes (fewer if the input ends).  The event byte's 0x80
+ * gives the hit a stack of (time step % 21) frames, as a host supplies
+ * it; the cpu byte's 0x80 makes the time step the hit's pid, its 0x40
+ * sets HIST_HIT_NO_TS.  Returns a context of SUMS in which the commands
+ * ran and at most MAX_RECORDS records went through hist_event_hit(), or
+ * NULL (no memory).
+ */
+static inline hist_ctx *fz_hits_run(const uint8_t *data, size_t size, uint32_t sums,
+				    unsigned max_records)
+{
+	hist_event *evs[FZ_NR_EVENTS];
+	const uint8_t *p, *end = data + size;
+	uint64_t ts = 1000000;
+	unsigned nr = 0;
+	hist_ctx *ctx;
+	size_t tn, i;
+
+	for (tn = 0; tn < size && data[tn]; tn++)
+		;
+	ctx = fz_ctx_create_sums(sums);
+	if (!ctx)
+		return NULL;
+	fz_commands(ctx, data, tn);
+	for (i = 0; i < FZ_NR_EVENTS; i++)
+		evs[i] = hist_event_lookup(ctx, fz_events[i].system, fz_events[i].name);
+	p = tn < size ? data + tn + 1 : end;
+	while (end - p >= 4 && nr++ < max_records) {
+		struct hist_hit hit;
+		hist_event *ev = evs[p[0] % FZ_NR_EVENTS];
+		size_t len = p[3];
+
+		memset(&hit, 0, sizeof(hit));
+		ts += p[2];
+		hit.ts = ts;
+		hit.cpu = p[1] & 0x7f;
+		hit.pid = p[1] & 0x80 ? (int32_t)p[2] : -1;
+		if (p[0] & 0x80) {
+			hit.stack = fz_frames;
+			hit.nr_stack = p[2] % 21;
+		}
+		if (p[1] & 0x40)
+			hit.flags = HIST_HIT_NO_TS;
+		p += 4;
+		if (len > (size_t)(end - p))
+			len = (size_t)(end - p);
+		if (ev)
+			hist_event_hit(ev, p, len, &hit);
+		p += len;
+	}
+	return ctx;
+}
+
 /* The synthetic events defined in CTX, each as NAME\0 in OUT; returns the count. */
 struct fz_names {
 	char buf[4096];

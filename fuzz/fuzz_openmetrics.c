@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: the exporters.  Input as fuzz_hit's: command lines up to
- * the first NUL byte, then 4-byte-headed records.  After the hits, every
+ * the first NUL byte, then 4-byte-headed records (fz_hits_run()).  After the hits, every
  * hist trigger of every event goes through the OpenMetrics writer (both
  * formats, with quantiles), the JSON writer with quantiles,
  * hist_reader_quantile() of every column at several Q, and a merge of
@@ -109,46 +109,18 @@ static void om_check(hist_event *ev)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const uint8_t *p, *end = data + size;
-	hist_event *evs[FZ_NR_EVENTS];
-	uint64_t ts = 1000000;
-	unsigned nr = 0;
-	hist_ctx *ctx;
-	size_t tn, i;
+	hist_ctx *ctx = fz_hits_run(data, size, HIST_SUMS_PER_CPU, OM_MAX_RECORDS);
+	size_t i;
 
-	for (tn = 0; tn < size && data[tn]; tn++)
-		;
-	ctx = fz_ctx_create_sums(HIST_SUMS_PER_CPU);
 	if (!ctx)
 		return 0;
-	fz_commands(ctx, data, tn);
-	for (i = 0; i < FZ_NR_EVENTS; i++)
-		evs[i] = hist_event_lookup(ctx, fz_events[i].system, fz_events[i].name);
-	p = tn < size ? data + tn + 1 : end;
-	while (end - p >= 4 && nr++ < OM_MAX_RECORDS) {
-		struct hist_hit hit;
-		hist_event *ev = evs[p[0] % FZ_NR_EVENTS];
-		size_t len = p[3];
+	for (i = 0; i < FZ_NR_EVENTS; i++) {
+		hist_event *ev = hist_event_lookup(ctx, fz_events[i].system,
+						   fz_events[i].name);
 
-		memset(&hit, 0, sizeof(hit));
-		ts += p[2];
-		hit.ts = ts;
-		hit.cpu = p[1] & 0x7f;
-		hit.pid = p[1] & 0x80 ? (int32_t)p[2] : -1;
-		if (p[0] & 0x80) {
-			hit.stack = fz_frames;
-			hit.nr_stack = p[2] % 21;
-		}
-		p += 4;
-		if (len > (size_t)(end - p))
-			len = (size_t)(end - p);
 		if (ev)
-			hist_event_hit(ev, p, len, &hit);
-		p += len;
+			om_check(ev);
 	}
-	for (i = 0; i < FZ_NR_EVENTS; i++)
-		if (evs[i])
-			om_check(evs[i]);
 	hist_ctx_destroy(ctx);
 	return 0;
 }
