@@ -62,7 +62,7 @@ $(BUILD)/examples/%: $(BUILD)/examples/%.o $(FTRACE_LIB) $(LIB)
 MHD_LIBS   := $(shell pkg-config --libs libmicrohttpd 2>/dev/null)
 LISTEN_OBJ := $(BUILD)/examples/listen/listen.o
 $(LISTEN_OBJ): CFLAGS += $(if $(MHD_LIBS),-DHIST_HAVE_MHD $(shell pkg-config --cflags libmicrohttpd))
-# examples/common/: the tools' shared sources (the command-file reader)
+# examples/common/: the tools' shared sources (the command-file reader, the JSON text)
 TOOL_COMMON_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard examples/common/*.c))
 $(REPLAY): $(REPLAY_SRC:%.c=$(BUILD)/%.o) $(LISTEN_OBJ) $(TOOL_COMMON_OBJ) $(FTRACE_LIB) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(FTRACE_LIBS) $(MHD_LIBS) -lpthread
@@ -266,5 +266,5 @@ $(BUILD)/histfs: $(HISTFS_SRC:%.c=$(BUILD)/%.o) $(HISTFS_LIVE_OBJ) $(FTRACE_LIB)
 HIST_MERGE := $(BUILD)/hist-merge
 all: $(HIST_MERGE)
 TOOLS += $(HIST_MERGE)
-$(HIST_MERGE): $(BUILD)/examples/hist-merge/main.o $(LIB)
+$(HIST_MERGE): $(BUILD)/examples/hist-merge/main.o $(TOOL_COMMON_OBJ) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^

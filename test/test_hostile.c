@@ -362,6 +362,14 @@ static void test_json_utf8(void)
 	o = out_text();
 	T_ASSERT(o && !strchr(o, '\xff'));
 	free(o);
+	/* hist-merge writes a name it read back as hist-replay wrote it */
+	T_EQ(sh(1, "%s --json -t 'sched/sched_switch hist:keys=common_cpu' %s/caf\xc3\xa9.dat | "
+		"sed 's/\"sched_switch\"/\"sw\\\\u00ff\"/' > %s/ff.json && "
+		"%s/hist-merge --json %s/ff.json", replay, tmp, tmp, build, tmp), 0);
+	T_ASSERT(out_has("\"event\": \"sw\\u00ff\""));
+	o = out_text();
+	T_ASSERT(o && !strchr(o, '\xff'));
+	free(o);
 }
 
 /* A 10 MB command is not echoed whole into the message. */

@@ -36,6 +36,7 @@
 
 #include "args.h"
 #include "live.h"
+#include "../common/json.h"
 #include "../listen/listen.h"
 
 /*
@@ -255,28 +256,6 @@ static int add_pid(struct state *st, const char *s)
 static int file_write(void *arg, const char *buf, size_t len)
 {
 	return fwrite(buf, 1, len, arg) == len ? 0 : -1;
-}
-
-/* JSON on one line (NDJSON): the printers' newlines and the indentation
- * after them go; a raw newline is never inside a JSON string. */
-static int line_write(void *arg, const char *buf, size_t len)
-{
-	static int skip_blanks;
-	FILE *f = arg;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		if (buf[i] == '\n') {
-			skip_blanks = 1;
-			continue;
-		}
-		if (skip_blanks && buf[i] == ' ')
-			continue;
-		skip_blanks = 0;
-		if (putc(buf[i], f) == EOF)
-			return -1;
-	}
-	return 0;
 }
 
 static void print_errlog(struct state *st)
@@ -509,7 +488,7 @@ static void print_lost(struct state *st)
 static int print_all(struct state *st, int final)
 {
 	hist_event **evs = calloc(st->nr_cmds, sizeof(*evs));
-	hist_write_fn w = st->json ? line_write : file_write;
+	struct json_line line = { st->out, 0 };	/* --json: NDJSON */
 	double t = now();
 	size_t i, n;
 	int ret = 0;
@@ -531,9 +510,12 @@ static int print_all(struct state *st, int final)
 		const struct hist_event_desc *d = hist_event_desc(evs[i]);
 
 		if (st->json) {
-			fprintf(st->out, "%s{ \"system\": \"%s\", \"event\": \"%s\", "
-				"\"histograms\": ", i ? ", " : "", d->system, d->name);
-			ret = hist_event_print_json(evs[i], w, st->out);
+			fputs(i ? ", { \"system\": " : "{ \"system\": ", st->out);
+			json_put_str(st->out, d->system);
+			fputs(", \"event\": ", st->out);
+			json_put_str(st->out, d->name);
+			fputs(", \"histograms\": ", st->out);
+			ret = hist_event_print_json(evs[i], json_line_write, &line);
 			fputs(" }", st->out);
 		} else {
 			fprintf(st->out, "%s# %s/%s after %.1f s", i ? "\n" : "",
@@ -541,7 +523,7 @@ static int print_all(struct state *st, int final)
 			if (st->delta)
 				fprintf(st->out, " (the last %.1f s)", t - st->last_print);
 			fputs("\n", st->out);
-			ret = hist_event_print_hist(evs[i], w, st->out);
+			ret = hist_event_print_hist(evs[i], file_write, st->out);
 		}
 	}
 	if (st->json)

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "libhist.h"
+#include "../common/json.h"
 
 #define PROG "hist-merge"
 
@@ -691,23 +692,6 @@ static int rebuild(struct rebuilt *rb, const struct jv *h, const char *file)
 	return 0;
 }
 
-/* S as a JSON string. */
-static void put_jstr(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 static int out(void *arg, const char *buf, size_t len)
 {
 	return fwrite(buf, 1, len, arg) == len ? 0 : -1;
@@ -852,9 +836,9 @@ int main(int argc, char **argv)
 		}
 		if (json && !ret) {
 			fputs(i ? ",\n    { \"system\": " : "\n    { \"system\": ", stdout);
-			put_jstr(stdout, sys);
+			json_put_str(stdout, sys);
 			fputs(", \"event\": ", stdout);
-			put_jstr(stdout, name);
+			json_put_str(stdout, name);
 			fputs(",\n      \"histograms\": [", stdout);
 		}
 		for (j = 0; j < hs->n && !ret; j++)

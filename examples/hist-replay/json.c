@@ -37,72 +37,11 @@
 #include <string.h>
 
 #include "replay.h"
+#include "../common/json.h"
 
 static int file_write(void *arg, const char *buf, size_t len)
 {
 	return fwrite(buf, 1, len, arg) == len ? 0 : -1;
-}
-
-/* Length of the valid UTF-8 sequence at S (N bytes left), or 0: the
- * rules of the library's hist__utf8_len() (src/common/fmt.c), which a
- * tool linked against the shared library cannot call. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	uint32_t cp;
-
-	if (s[0] < 0xc2 || s[0] > 0xf4)
-		return 0;
-	len = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
-	if (n < len)
-		return 0;
-	cp = s[0] & (0x7f >> len);
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* overlong forms, surrogates, beyond U+10FFFF */
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return len;
-}
-
-/*
- * A JSON string of the texts here (paths, event names, error_log), as
- * libhist writes its own: valid UTF-8 is copied, any other byte is the
- * code point of the same value (\u00XX), so the output is valid JSON and
- * a UTF-8 path reads as itself.
- */
-static void jstr(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s), k;
-
-	fputc('"', f);
-	while (n) {
-		unsigned char c = *p;
-
-		k = 1;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else if (c < 0x80)
-			fputc(c, f);
-		else if (utf8_len(p, n))
-			fwrite(p, 1, k = utf8_len(p, n), f);
-		else
-			fprintf(f, "\\u%04x", c);
-		p += k;
-		n -= k;
-	}
-	fputc('"', f);
 }
 
 static void lost_json(FILE *out, struct hist_tracedat *td)
@@ -130,18 +69,18 @@ static int json_doc(FILE *out, const struct replay_doc *doc)
 	int rc = 0;
 
 	fprintf(out, "{\n  \"libhist\": \"%s\",\n  \"trace\": ", hist_version());
-	jstr(out, doc->trace);
+	json_put_str(out, doc->trace);
 	if (doc->window)
 		fprintf(out, ",\n  \"window\": { \"index\": %" PRIu64 ", \"start\": %" PRIu64
 			", \"end\": %" PRIu64 " }", doc->win_index, doc->win_start, doc->win_end);
 	fputs(",\n  \"instance\": ", out);
-	jstr(out, doc->instance ? doc->instance : "");
+	json_put_str(out, doc->instance ? doc->instance : "");
 	fprintf(out, ",\n  \"records\": %" PRIu64 ",\n  \"events\": [", doc->records);
 	for (i = 0; i < n; i++) {
 		fputs(i ? ",\n    { \"system\": " : "\n    { \"system\": ", out);
-		jstr(out, evs[i].system);
+		json_put_str(out, evs[i].system);
 		fputs(", \"event\": ", out);
-		jstr(out, evs[i].name);
+		json_put_str(out, evs[i].name);
 		fputs(",\n      \"histograms\": ", out);
 		rc = hist_event_print_json_opts(evs[i].ev, file_write, out,
 						&replay_print_opts);
@@ -154,40 +93,15 @@ static int json_doc(FILE *out, const struct replay_doc *doc)
 		fputs(" }", out);
 	}
 	fputs(n ? "\n  ],\n  \"error_log\": " : "],\n  \"error_log\": ", out);
-	jstr(out, doc->errlog);
+	json_put_str(out, doc->errlog);
 	lost_json(out, doc->td);
 	fputs(",\n  \"damage\": ", out);
 	if (doc->damage)
-		jstr(out, doc->damage);
+		json_put_str(out, doc->damage);
 	else
 		fputs("null", out);
 	fputs("\n}\n", out);
 	return rc;
-}
-
-/*
- * --json --interval writes NDJSON, a document per window on one line, so
- * that a consumer reading a pipe parses each as it comes: the document's
- * newlines and the indentation after them go (a raw newline is never
- * inside a JSON string: jstr() and libhist escape it).
- */
-static int one_line(FILE *out, const char *s, size_t n)
-{
-	size_t i;
-	int indent = 0;
-
-	for (i = 0; i < n; i++) {
-		if (s[i] == '\n') {
-			indent = 1;
-			continue;
-		}
-		if (indent && s[i] == ' ')
-			continue;
-		indent = 0;
-		if (putc(s[i], out) == EOF)
-			return -1;
-	}
-	return putc('\n', out) == EOF ? -1 : 0;
 }
 
 int replay_json(FILE *out, const struct replay_doc *doc)
@@ -210,8 +124,13 @@ int replay_json(FILE *out, const struct replay_doc *doc)
 		fprintf(stderr, "hist-replay: out of memory\n");
 		return -1;
 	}
-	if (!rc)
-		rc = one_line(out, s, n);
+	/* --interval: NDJSON, a window's document per line, so that a
+	 * consumer reading a pipe parses each as it comes */
+	if (!rc) {
+		struct json_line l = { out, 0 };
+
+		rc = json_line_write(&l, s, n) || putc('\n', out) == EOF ? -1 : 0;
+	}
 	free(s);
 	return rc;
 }
