@@ -37,27 +37,6 @@ static const char *py = "python3";
 
 /* ---- fixtures ------------------------------------------------------------ */
 
-struct text {
-	char *s;
-	size_t n, cap;
-};
-
-static int text_write(void *arg, const char *s, size_t n)
-{
-	struct text *t = arg;
-
-	if (t->n + n + 1 > t->cap) {
-		t->cap = (t->cap + n) * 2 + 4096;
-		t->s = realloc(t->s, t->cap);
-		if (!t->s)
-			return -1;
-	}
-	memcpy(t->s + t->n, s, n);
-	t->n += n;
-	t->s[t->n] = 0;
-	return 0;
-}
-
 static hist_event *setup(hist_ctx **ctx, const char *const *triggers)
 {
 	struct hist_error herr;
@@ -125,11 +104,11 @@ static void check_prom(const char *s)
 static char *print_both(hist_event *ev, const struct hist_print_opts *opts)
 {
 	struct hist_print_opts o = opts ? *opts : (struct hist_print_opts){ 0 };
-	struct text om = { 0 }, prom = { 0 };
+	struct t_text om = { 0 }, prom = { 0 };
 
-	T_EQ(hist_event_print_openmetrics(ev, text_write, &om, &o), 0);
+	T_EQ(hist_event_print_openmetrics(ev, t_text_write, &om, &o), 0);
 	o.flags |= HIST_PRINT_PROMETHEUS_TEXT;
-	T_EQ(hist_event_print_openmetrics(ev, text_write, &prom, &o), 0);
+	T_EQ(hist_event_print_openmetrics(ev, t_text_write, &prom, &o), 0);
 	T_ASSERT(om.s && prom.s);
 	if (!om.s || !prom.s)
 		return om.s;
@@ -369,7 +348,7 @@ static void test_names_prefix_losses(void)
 {
 	struct hist_print_opts o = { .prefix = "my-app.x", .flags = HIST_PRINT_HOST_LOST,
 				     .host_lost = 17 };
-	struct text t = { 0 };
+	struct t_text t = { 0 };
 	hist_ctx *ctx;
 	hist_event *ev = setup(&ctx, (const char *[]){ "hist:keys=key", "hist:keys=key.hex:vals=val",
 						       NULL });
@@ -388,15 +367,15 @@ static void test_names_prefix_losses(void)
 	T_LINE(doc, "my_app_x_host_lost_total 17");
 	free(doc);
 	o.flags = HIST_PRINT_NO_EOF;
-	T_EQ(hist_event_print_openmetrics(ev, text_write, &t, &o), 0);
+	T_EQ(hist_event_print_openmetrics(ev, t_text_write, &t, &o), 0);
 	T_ASSERT(t.s && !strstr(t.s, "# EOF") && !strstr(t.s, "host_lost"));
 	o.flags = HIST_PRINT_HOST_LOST;
-	T_EQ(hist_print_openmetrics_eof(text_write, &t, &o), 0);
+	T_EQ(hist_print_openmetrics_eof(t_text_write, &t, &o), 0);
 	T_ASSERT(t.s && strstr(t.s, "my_app_x_host_lost_total 17\n# EOF\n"));
 	if (t.s)
 		check_om(t.s);
 	free(t.s);
-	T_EQ(hist_event_print_openmetrics(NULL, text_write, &t, NULL), -HIST_EINVAL);
+	T_EQ(hist_event_print_openmetrics(NULL, t_text_write, &t, NULL), -HIST_EINVAL);
 out:
 	hist_ctx_destroy(ctx);
 }
@@ -553,7 +532,7 @@ static void test_summary_and_json(void)
 	static const double q3[] = { 0.5, 0.9, 0.99 };
 	struct hist_print_opts o = { .quantiles = q3, .nr_quantiles = 3 };
 	uint64_t seed = 5, lo, hi;
-	struct text js = { 0 };
+	struct t_text js = { 0 };
 	hist_ctx *ctx;
 	hist_event *ev = setup(&ctx, (const char *[]){ "hist:keys=key.log2:vals=key", NULL });
 	hist_reader *r;
@@ -567,7 +546,7 @@ static void test_summary_and_json(void)
 	for (i = 0; i < 5000; i++)
 		hit(ev, draw(ZIPF, &seed), 0, "x");
 	doc = print_both(ev, &o);
-	T_EQ(hist_event_print_json_opts(ev, text_write, &js, &o), 0);
+	T_EQ(hist_event_print_json_opts(ev, t_text_write, &js, &o), 0);
 	r = hist_reader_create(ev, 0, &err);
 	for (i = 0; doc && r && i < 3; i++) {
 		T_EQ(hist_reader_quantile(r, "key", q3[i], &lo, &hi), 0);
@@ -599,7 +578,7 @@ static void test_enomem(void)
 {
 	static const double q1[] = { 0.5 };
 	struct hist_print_opts o = { .quantiles = q1, .nr_quantiles = 1 };
-	struct text ref = { 0 };
+	struct t_text ref = { 0 };
 	hist_ctx *ctx;
 	hist_event *ev;
 	long n;
@@ -612,15 +591,15 @@ static void test_enomem(void)
 		goto out;
 	for (i = 0; i < 300; i++)
 		hit(ev, i * 37, 0, i & 1 ? "odd" : "even");
-	T_EQ(hist_event_print_openmetrics(ev, text_write, &ref, &o), 0);
+	T_EQ(hist_event_print_openmetrics(ev, t_text_write, &ref, &o), 0);
 	for (n = 0;; n++) {
-		struct text t = { 0 };
+		struct t_text t = { 0 };
 		long live = t_fa_live;
 		int ret;
 
 		t_fa_count = 0;
 		t_fa_fail_at = n;
-		ret = hist_event_print_openmetrics(ev, text_write, &t, &o);
+		ret = hist_event_print_openmetrics(ev, t_text_write, &t, &o);
 		t_fa_fail_at = -1;
 		T_EQ(t_fa_live, live);
 		if (!ret) {

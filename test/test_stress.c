@@ -25,6 +25,7 @@
  * snapshots, always shows a value and a key of one and the same event.
  */
 #include "harness.h"
+#include "util.h"
 #include "libhist.h"
 #include "test_events.h"
 
@@ -116,27 +117,6 @@ static void *hitter_main(void *arg)
 }
 
 /* ---- reading a printed histogram ---------------------------------------- */
-
-struct text {
-	char *b;
-	size_t len, cap;
-};
-
-static int to_text(void *arg, const char *buf, size_t len)
-{
-	struct text *t = arg;
-
-	if (t->len + len + 1 > t->cap) {
-		t->cap = (t->len + len + 1) * 2;
-		t->b = realloc(t->b, t->cap);
-		if (!t->b)
-			return -HIST_ENOMEM;
-	}
-	memcpy(t->b + t->len, buf, len);
-	t->len += len;
-	t->b[t->len] = 0;
-	return 0;
-}
 
 struct entry {
 	uint64_t key, hitcount, val;
@@ -272,17 +252,17 @@ static unsigned read_event(hist_event *ev, const char *when,
 			   void (*each)(const struct hist_read *r, void *arg), void *arg)
 {
 	static struct hist_read r;
-	struct text t = { NULL, 0, 0 };
+	struct t_text t = { NULL, 0, 0 };
 	const char *p;
 	unsigned n = 0;
-	int ret = hist_event_print_hist(ev, to_text, &t);
+	int ret = hist_event_print_hist(ev, t_text_write, &t);
 
 	if (ret) {
 		T_FAILF("%s: print_hist returned %d", when, ret);
-		free(t.b);
+		free(t.s);
 		return 0;
 	}
-	for (p = t.b; p && *p; n++) {
+	for (p = t.s; p && *p; n++) {
 		p = parse_block(p, &r);
 		if (!r.info[0])
 			break;
@@ -291,7 +271,7 @@ static unsigned read_event(hist_event *ev, const char *when,
 		if (each)
 			each(&r, arg);
 	}
-	free(t.b);
+	free(t.s);
 	return n;
 }
 
@@ -352,10 +332,10 @@ static void control(struct control_stats *cs)
 			read_event(evs[1], "mid-run", NULL, NULL);
 			cs->reads += 2;
 		} else if (op == 5) {
-			struct text t = { NULL, 0, 0 };
+			struct t_text t = { NULL, 0, 0 };
 
-			hist_event_print_triggers(evs[e], to_text, &t);
-			free(t.b);
+			hist_event_print_triggers(evs[e], t_text_write, &t);
+			free(t.s);
 		}
 		if (t__cur_failed)
 			break;
@@ -534,7 +514,7 @@ static void *snap_hitter(void *arg)
 static void test_stress_snapshot(void)
 {
 	struct hist_host host = { .find_event = find_event };
-	struct text t = { 0 };
+	struct t_text t = { 0 };
 	unsigned i, reads = 0, seen = 0, torn = 0;
 	hist_ctx *ctx = hist_ctx_create(&host, NULL, NULL);
 
@@ -558,9 +538,9 @@ static void test_stress_snapshot(void)
 		const char *v, *k;
 		unsigned long long val, key;
 
-		t.len = 0;
-		T_EQ(hist_event_print_hist(evs[0], to_text, &t), 0);
-		v = t.b ? strstr(t.b, "triggering value { onmax($v) }: ") : NULL;
+		t.n = 0;
+		T_EQ(hist_event_print_hist(evs[0], t_text_write, &t), 0);
+		v = t.s ? strstr(t.s, "triggering value { onmax($v) }: ") : NULL;
 		k = v ? strstr(v, "triggered by event with key: { key: ") : NULL;
 		if (!v || !k)
 			continue;
@@ -575,7 +555,7 @@ static void test_stress_snapshot(void)
 	printf("# snapshot: %u reads, %u with a snapshot, %u torn\n", reads, seen, torn);
 	T_EQU(torn, 0);
 	T_EQU(seen, SNAP_READS);
-	free(t.b);
+	free(t.s);
 	hist_ctx_destroy(ctx);
 }
 

@@ -13,6 +13,7 @@
  */
 #include "harness.h"
 #include "libhist.h"
+#include "util.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -86,30 +87,6 @@ static int cmd(unsigned i, bool remove)
 	return hist_trigger_parse(ev, buf, NULL);
 }
 
-struct text {
-	char *s;
-	size_t n, cap;
-};
-
-static int text_write(void *arg, const char *buf, size_t n)
-{
-	struct text *t = arg;
-
-	if (t->n + n + 1 > t->cap) {
-		size_t cap = (t->n + n + 1) * 2;
-		char *s = realloc(t->s, cap);
-
-		if (!s)
-			return -1;
-		t->s = s;
-		t->cap = cap;
-	}
-	memcpy(t->s + t->n, buf, n);
-	t->n += n;
-	t->s[t->n] = 0;
-	return 0;
-}
-
 static size_t count_str(const char *s, const char *what)
 {
 	size_t c = 0;
@@ -128,12 +105,12 @@ static size_t hit_and_count(uint64_t a, size_t *hit1, size_t *hit0)
 	size_t hit2;
 	uint8_t rec[32] = { 0 };
 	struct hist_hit hit = { .pid = 1, .comm = "t" };
-	struct text t = { 0 };
+	struct t_text t = { 0 };
 
 	memcpy(rec + 16, &a, 8);
 	rec[24] = 1;
 	hist_event_hit(ev, rec, sizeof(rec), &hit);
-	T_EQ(hist_event_print_hist(ev, text_write, &t), 0);
+	T_EQ(hist_event_print_hist(ev, t_text_write, &t), 0);
 	*hit1 = count_str(t.s, "    Hits: 1\n");
 	*hit0 = count_str(t.s, "    Hits: 0\n");
 	hit2 = count_str(t.s, "    Hits: 2\n");
@@ -143,10 +120,10 @@ static size_t hit_and_count(uint64_t a, size_t *hit1, size_t *hit0)
 
 static size_t trigger_lines(void)
 {
-	struct text t = { 0 };
+	struct t_text t = { 0 };
 	size_t n;
 
-	T_EQ(hist_event_print_triggers(ev, text_write, &t), 0);
+	T_EQ(hist_event_print_triggers(ev, t_text_write, &t), 0);
 	n = count_str(t.s, "\n");
 	if (t.s && !strncmp(t.s, "# Available", 11))
 		n = 0;

@@ -229,6 +229,25 @@ long t_tcp_exchange(unsigned port, const char *req, size_t n, char *resp, size_t
 	return (long)got;
 }
 
+int t_text_write(void *arg, const char *buf, size_t n)
+{
+	struct t_text *t = arg;
+
+	if (t->n + n + 1 > t->cap) {
+		size_t cap = (t->n + n + 1) * 2;
+		char *s = realloc(t->s, cap);
+
+		if (!s)
+			return -HIST_ENOMEM;
+		t->s = s;
+		t->cap = cap;
+	}
+	memcpy(t->s + t->n, buf, n);
+	t->n += n;
+	t->s[t->n] = 0;
+	return 0;
+}
+
 long t_fa_count, t_fa_fail_at = -1, t_fa_live;
 
 static void *fa_alloc(void *data, size_t size)

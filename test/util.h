@@ -19,6 +19,19 @@
  * NULL if it cannot be read. */
 char *t_readf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* ---- printed text ----------------------------------------------------------- */
+
+/* What a printer wrote, grown as it writes: S NUL-terminated (NULL before
+ * the first byte), N bytes.  Start zeroed; free(S) after; N = 0 reuses it. */
+struct t_text {
+	char *s;
+	size_t n, cap;
+};
+
+/* A hist_write_fn appending to the struct t_text at ARG; -HIST_ENOMEM
+ * (what was written is kept). */
+int t_text_write(void *arg, const char *buf, size_t n);
+
 /* ---- the build and scratch space ------------------------------------------ */
 
 /* BUILD from the program's ARGV0 (BUILD/test/PROG), absolute; "build"
