@@ -586,6 +586,22 @@ static void test_malloc_closed_stderr(void)
 	T_ASSERT(out_has("Totals:"));
 }
 
+/* An output file that cannot be made is said, and the histograms come on
+ * standard error, not lost without a word. */
+static void test_malloc_bad_out(void)
+{
+	if (getenv("HIST_SAN") && *getenv("HIST_SAN")) {
+		printf("# SKIP the preload under sanitizers\n");
+		return;
+	}
+	T_EQ(sh(1, "HIST_MALLOC_OUT=%s/nosuch/m.%%p.txt LD_PRELOAD=%s/examples/malloc-trace/"
+		"libhist-malloc.so %s/examples/malloc-trace/malloc-demo", tmp, mtrace, mtrace), 0);
+	T_ASSERT(out_has("libhist-malloc: HIST_MALLOC_OUT: "));
+	T_ASSERT(out_has("/nosuch/m."));
+	T_ASSERT(out_has(": No such file or directory; the histograms are here instead"));
+	T_ASSERT(out_has("# malloc/malloc_exit"));
+}
+
 int main(int argc, char **argv)
 {
 	const char *slash = strrchr(argv[0], '/');
@@ -622,6 +638,7 @@ int main(int argc, char **argv)
 		 build[0] == '/' ? "" : "/", build);
 	T_RUN(test_malloc_trigger_file);
 	T_RUN(test_malloc_closed_stderr);
+	T_RUN(test_malloc_bad_out);
 	{
 		char cmd[600];
 

@@ -37,7 +37,9 @@
  *                              command and skipped, the others apply;
  *                              FILE is read whole, up to 16 MiB
  *   HIST_MALLOC_OUT=FILE       print there instead of standard error;
- *                              %p in FILE becomes the process id.
+ *                              %p in FILE becomes the process id; a
+ *                              FILE that cannot be made is said, and
+ *                              the output is on standard error.
  *                              Without it, a program that closed
  *                              standard error before exiting (ls) gets
  *                              the output on the copy of it taken when
@@ -157,12 +159,17 @@ __attribute__((constructor)) static void tracer_init(void)
 	in_tracer = 0;
 }
 
-/* HIST_MALLOC_OUT with %p replaced by the pid, or standard error. */
+/*
+ * HIST_MALLOC_OUT with %p replaced by the pid, or standard error.  A file
+ * that cannot be made (or a name past 4 KiB) is said, and the histograms
+ * go to standard error: they are never lost without a word.
+ */
 static int open_output(void)
 {
-	const char *o = getenv("HIST_MALLOC_OUT");
+	const char *o = getenv("HIST_MALLOC_OUT"), *why;
 	char path[4096];
 	size_t n = 0;
+	int fd;
 
 	if (!o || !*o)
 		return mt_err_fd();
@@ -176,7 +183,23 @@ static int open_output(void)
 		}
 	}
 	path[n] = 0;
-	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (*o) {
+		why = "longer than 4 KiB";
+	} else {
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			return fd;
+		why = strerror(errno);
+	}
+	fd = mt_err_fd();
+	mt_say(fd, "libhist-malloc: HIST_MALLOC_OUT: ");
+	if (!*o) {
+		mt_say(fd, path);
+		mt_say(fd, ": ");
+	}
+	mt_say(fd, why);
+	mt_say(fd, "; the histograms are here instead\n");
+	return fd;
 }
 
 static void print_event(int fd, hist_event *ev, int json, int first)
@@ -213,10 +236,6 @@ __attribute__((destructor)) static void tracer_fini(void)
 		return;
 	in_tracer = 1;
 	fd = open_output();
-	if (fd < 0) {
-		in_tracer = 0;
-		return;
-	}
 	evs[0] = ev_entry;
 	evs[1] = ev_exit;
 	evs[2] = ev_free;
