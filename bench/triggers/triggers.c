@@ -90,16 +90,9 @@ static size_t count_lines(const char *buf, size_t n)
 	return c;
 }
 
-struct sink {
-	size_t n;
-	char tail[2];
-};
-
 static int count_write(void *arg, const char *buf, size_t n)
 {
-	struct sink *s = arg;
-
-	s->n += count_lines(buf, n);
+	*(size_t *)arg += count_lines(buf, n);
 	return 0;
 }
 
@@ -112,7 +105,7 @@ static int run(const char *shape, unsigned n, bool sync)
 	};
 	uint8_t rec[32] = { 0 };
 	struct hist_hit hit = { .pid = 1, .comm = "bench" };
-	struct sink s = { 0 };
+	size_t lines = 0;
 	hist_ctx *ctx;
 	hist_event *ev;
 	char cmd[128];
@@ -168,9 +161,9 @@ static int run(const char *shape, unsigned n, bool sync)
 		}
 	}
 	t_rm = now() - t0;
-	hist_event_print_triggers(ev, count_write, &s);
-	if (s.n != 2) {	/* the "# Available triggers" header only */
-		fprintf(stderr, "%s: %zu lines left after removing all\n", shape, s.n);
+	hist_event_print_triggers(ev, count_write, &lines);
+	if (lines != 2) {	/* the "# Available triggers" header only */
+		fprintf(stderr, "%s: %zu lines left after removing all\n", shape, lines);
 		return 1;
 	}
 	printf("%-7s %6u  %9.3f  %9.2f  %9.1f  %8.3f  %9.3f  %9.2f\n", shape, n, t_add,
@@ -211,16 +204,20 @@ int main(int argc, char **argv)
 	int opt, fails = 0;
 
 	while ((opt = getopt(argc, argv, "s:S")) != -1) {
-		if (opt == 's') {
+		if (opt == 's' && (!strcmp(optarg, shapes[0]) || !strcmp(optarg, shapes[1]) ||
+				   !strcmp(optarg, shapes[2]))) {
 			shape = optarg;
 		} else if (opt == 'S') {
 			sync = true;
 		} else {
-			fprintf(stderr, "usage: %s [-S] [-s filter|bucket|var] [N...]\n",
-				argv[0]);
-			return 2;
+			goto usage;
 		}
 	}
+	/* a size that is not a number would be a run of 0 triggers */
+	for (j = (unsigned)optind; j < (unsigned)argc; j++)
+		if (strspn(argv[j], "0123456789") != strlen(argv[j]) ||
+		    strtoul(argv[j], NULL, 10) - 1 >= 1000000000ul)
+			goto usage;
 	printf("# hist triggers on one event%s\n",
 	       sync ? " (host synchronize: retired memory freed at once)" : "");
 	printf("%-7s %6s  %9s  %9s  %9s  %8s  %9s  %9s\n", "shape", "N", "add s",
@@ -230,7 +227,7 @@ int main(int argc, char **argv)
 			continue;
 		if (optind < argc) {
 			for (j = (unsigned)optind; j < (unsigned)argc; j++)
-				fails += run_child(shapes[k], (unsigned)strtoul(argv[j], NULL, 0),
+				fails += run_child(shapes[k], (unsigned)strtoul(argv[j], NULL, 10),
 					     sync);
 		} else {
 			for (j = 0; j < 4; j++)
@@ -238,4 +235,8 @@ int main(int argc, char **argv)
 		}
 	}
 	return fails ? 1 : 0;
+usage:
+	fprintf(stderr, "usage: %s [-S] [-s filter|bucket|var] [N...] (N from 1 to 10^9)\n",
+		argv[0]);
+	return 2;
 }
