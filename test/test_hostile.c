@@ -20,36 +20,16 @@
 #include "harness.h"
 #include "hist_ftrace.h"
 #include "libhist.h"
+#include "util.h"
 
 static char tmp[256], build[512], replay[2048], cwd[1024];
 
 #include "test_shell.h"
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *s;
-	size_t n;
-
-	if (!f)
-		return NULL;
-	s = malloc(16 << 20);
-	n = s ? fread(s, 1, (16 << 20) - 1, f) : 0;
-	if (s)
-		s[n] = 0;
-	fclose(f);
-	if (len)
-		*len = n;
-	return s;
-}
-
 /* The output of the last sh() */
 static char *out_text(void)
 {
-	char p[300];
-
-	snprintf(p, sizeof(p), "%s/out", tmp);
-	return slurp(p, NULL);
+	return t_readf("%s/out", tmp);
 }
 
 static int out_has(const char *needle)
@@ -509,14 +489,12 @@ static void test_filter_length(void)
 
 /* ---- the malloc tracer's trigger file ----------------------------------- */
 
-static char mtrace[2048];
-
 /* Run malloc-demo under the tracer with triggers file NAME (in tmp). */
 static int mtrace_run(const char *name)
 {
 	return sh(0, "HIST_MALLOC_TRIGGERS=%s/%s LD_PRELOAD=%s/examples/malloc-trace/"
 		  "libhist-malloc.so %s/examples/malloc-trace/malloc-demo", tmp, name,
-		  mtrace, mtrace);
+		  build, build);
 }
 
 static const char good_trigger[] = "malloc/malloc_exit hist:keys=size.log2:vals=hitcount\n";
@@ -581,7 +559,7 @@ static void test_malloc_closed_stderr(void)
 		return;
 	}
 	T_EQ(sh(1, "LD_PRELOAD=%s/examples/malloc-trace/libhist-malloc.so ls / >/dev/null",
-		mtrace), 0);
+		build), 0);
 	T_ASSERT(out_has("# libhist-malloc: ls"));
 	T_ASSERT(out_has("Totals:"));
 }
@@ -595,7 +573,7 @@ static void test_malloc_bad_out(void)
 		return;
 	}
 	T_EQ(sh(1, "HIST_MALLOC_OUT=%s/nosuch/m.%%p.txt LD_PRELOAD=%s/examples/malloc-trace/"
-		"libhist-malloc.so %s/examples/malloc-trace/malloc-demo", tmp, mtrace, mtrace), 0);
+		"libhist-malloc.so %s/examples/malloc-trace/malloc-demo", tmp, build, build), 0);
 	T_ASSERT(out_has("libhist-malloc: HIST_MALLOC_OUT: "));
 	T_ASSERT(out_has("/nosuch/m."));
 	T_ASSERT(out_has(": No such file or directory; the histograms are here instead"));
@@ -604,26 +582,17 @@ static void test_malloc_bad_out(void)
 
 int main(int argc, char **argv)
 {
-	const char *slash = strrchr(argv[0], '/');
-	size_t dl;
-
 	(void)argc;
-	/* BUILD/test/test_hostile -> BUILD */
-	dl = slash ? (size_t)(slash - argv[0]) : 0;
-	if (dl >= 5 && !strncmp(argv[0] + dl - 5, "/test", 5))
-		dl -= 5;
-	snprintf(build, sizeof(build), "%.*s", (int)(dl ? dl : 1), dl ? argv[0] : ".");
-	snprintf(tmp, sizeof(tmp), "/tmp/test_hostile.XXXXXX");
-	if (!mkdtemp(tmp)) {
+	/* absolute: some tests run the tool from another directory */
+	t_build_dir(build, sizeof(build), argv[0]);
+	if (t_scratch(tmp, sizeof(tmp), "test_hostile")) {
 		printf("not ok 1 - mkdtemp: %s\n0 passed, 1 failed\n", strerror(errno));
 		return 1;
 	}
 	signal(SIGPIPE, SIG_IGN);
 	if (!getcwd(cwd, sizeof(cwd)))
 		strcpy(cwd, ".");
-	/* absolute: some tests run the tool from another directory */
-	snprintf(replay, sizeof(replay), "%s%s%s/hist-replay", build[0] == '/' ? "" : cwd,
-		 build[0] == '/' ? "" : "/", build);
+	snprintf(replay, sizeof(replay), "%s/hist-replay", build);
 	T_RUN(test_runner_sums);
 	T_RUN(test_shrinking_file);
 	T_RUN(test_shrinking_file_tool);
@@ -634,18 +603,9 @@ int main(int argc, char **argv)
 	T_RUN(test_json_utf8);
 	T_RUN(test_long_command_echo);
 	T_RUN(test_filter_length);
-	snprintf(mtrace, sizeof(mtrace), "%s%s%s", build[0] == '/' ? "" : cwd,
-		 build[0] == '/' ? "" : "/", build);
 	T_RUN(test_malloc_trigger_file);
 	T_RUN(test_malloc_closed_stderr);
 	T_RUN(test_malloc_bad_out);
-	{
-		char cmd[600];
-
-		/* tmp holds only what this program wrote */
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-		if (system(cmd))
-			printf("# could not remove %s\n", tmp);
-	}
+	t_scratch_remove(tmp);
 	return T_DONE();
 }
