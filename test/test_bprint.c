@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * trace_printk records (ftrace:bprint) of a real recording: the
- * conformance case k19-bprint-no-trigger, recorded on Linux 6.1 by the
- * oracle while a test module (test/oracle/modules/hist_bprint.c) wrote
- * 15 trace_printk records from two functions at load.
+ * trace_printk records (ftrace:bprint) of real recordings: the
+ * conformance case k19-bprint-no-trigger, recorded on Linux 6.1 and on
+ * 6.12 by the oracle while a test module (test/oracle/modules/hist_bprint.c)
+ * wrote 15 trace_printk records from two functions at load.  The
+ * recordings keep only the modules' kallsyms (its keep_kallsyms says
+ * "modules"), which is where the records' ip point.
  *
  * For every bprint record, the trace.dat reader's lookups must say what
  * `trace-cmd report` says: the `ip` field's symbol (the function name
@@ -23,8 +25,14 @@
 #include "hist_ftrace.h"
 #include "../examples/hist-replay/replay_int.h"	/* replay__find_field() */
 
-#define TRACE "test/conformance/cases/k19-bprint-no-trigger/trace.dat"
 #define MAX_RECS 64
+
+static const char *const traces[] = {
+	"test/conformance/cases/k19-bprint-no-trigger/trace.dat",	/* 6.1 */
+	"test/conformance/cases-6.12/k19-bprint-no-trigger/trace.dat",	/* 6.12 */
+};
+#define NR_TRACES (sizeof(traces) / sizeof(traces[0]))
+static const char *TRACE;	/* the recording the tests below read */
 
 /* the two formats of the module, as printk_formats prints them */
 static const char fmt_a[] = "hist_bprint a: i=%d sq=%d\\n";
@@ -119,7 +127,8 @@ static void test_report(void)
 		printf("# SKIP report: no trace-cmd\n");
 		return;
 	}
-	f = popen("trace-cmd report " TRACE " 2>/dev/null", "r");
+	snprintf(line, sizeof(line), "trace-cmd report %s 2>/dev/null", TRACE);
+	f = popen(line, "r");
 	T_ASSERT(f != NULL);
 	if (!f)
 		return;
@@ -159,9 +168,61 @@ static void test_report(void)
 	T_EQU(n, nr_recs);
 }
 
+/*
+ * hist-replay over the recording: --list counts the bprint records as
+ * trace-cmd report does (15) and shows the fields the records' lookups
+ * use; a hist trigger on ftrace/bprint is refused as the kernel refuses
+ * it (no trigger file, the case's writes), exit 1, naming the file.
+ */
+static void test_cli(void)
+{
+	char cmd[512], line[512];
+	FILE *f;
+	int count = 0, ip = 0, fmt = 0, refused = 0;
+
+	if (system("test -x build/hist-replay") != 0) {
+		printf("# SKIP hist-replay: build/hist-replay is not built\n");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "build/hist-replay --list %s 2>&1", TRACE);
+	f = popen(cmd, "r");
+	T_ASSERT(f != NULL);
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned n;
+
+		if (sscanf(line, " ftrace:bprint %u records", &n) == 1)
+			count = (int)n;
+		ip += !strncmp(line, "    ip ", 7) && strstr(line, "unsigned long") != NULL;
+		fmt += !strncmp(line, "    fmt ", 8) && strstr(line, "const char *") != NULL;
+	}
+	if (f)
+		T_EQ(pclose(f), 0);
+	T_EQ(count, (int)nr_recs);
+	T_EQ(ip, 1);
+	T_EQ(fmt, 1);
+	snprintf(cmd, sizeof(cmd),
+		 "build/hist-replay -t 'ftrace/bprint hist:keys=ip.sym' %s 2>&1; echo rc=$?", TRACE);
+	f = popen(cmd, "r");
+	T_ASSERT(f != NULL);
+	while (f && fgets(line, sizeof(line), f))
+		refused += strstr(line, "no events/ftrace/bprint/trigger") != NULL ||
+			   !strcmp(line, "rc=1\n");
+	if (f)
+		pclose(f);
+	T_EQ(refused, 2);
+}
+
 int main(void)
 {
-	T_RUN(test_lookups);
-	T_RUN(test_report);
+	size_t i;
+
+	for (i = 0; i < NR_TRACES; i++) {
+		TRACE = traces[i];
+		nr_recs = 0;
+		printf("# %s\n", TRACE);
+		T_RUN(test_lookups);
+		T_RUN(test_report);
+		T_RUN(test_cli);
+	}
 	return T_DONE();
 }
