@@ -132,6 +132,17 @@ void ring_close(struct live_ring *r);
  * order, as inter-event triggers need.  Unordered: each page is fed as it
  * is read, CPU by CPU (cheaper; fine when every trigger only counts). */
 void ring_set_ordered(struct live_ring *r, int ordered);
+/*
+ * STOP (NULL: none, the default) is asked before each page a drain that
+ * is not FINAL reads, with the CPU and whether that CPU's reading has
+ * passed the drain's marker (ordered mode: what it holds next is newer
+ * than the drain and would wait in memory for the next one); non-zero
+ * ends the drain's reading (the CPU is then read only in part, which
+ * bounds the merge as usual).  What stays unread stays in the kernel's
+ * buffer, which counts what it overwrites (ring_lost()).
+ */
+void ring_set_stop(struct live_ring *r, int (*stop)(void *arg, uint32_t cpu, int past_sync),
+		   void *arg);
 /* TYPE is ftrace:kernel_stack's ID (options/stacktrace is on): attach
  * those records to the event before them.  Implies ordered. -1: off. */
 void ring_set_stack_type(struct live_ring *r, int type);

@@ -90,6 +90,9 @@ struct live_ring {
 	double burst;		/* worst (read + lost) / read of one drain */
 	uint64_t cur_stack[STACK_MAX];	/* the stack of the record being fed */
 	uint32_t nr_cur_stack;
+	/* ring_set_stop(): asked before each page of a non-final drain */
+	int (*stop)(void *arg, uint32_t cpu, int past_sync);
+	void *stop_arg;
 };
 
 static int big_endian(void)
@@ -277,6 +280,13 @@ void ring_set_ordered(struct live_ring *r, int ordered)
 	r->ordered = ordered;
 }
 
+void ring_set_stop(struct live_ring *r, int (*stop)(void *arg, uint32_t cpu, int past_sync),
+		   void *arg)
+{
+	r->stop = stop;
+	r->stop_arg = arg;
+}
+
 void ring_set_stack_type(struct live_ring *r, int type)
 {
 	r->stack_type = type;
@@ -401,17 +411,26 @@ struct feeder {
 /* Read the records C's buffer holds (at most DRAIN_PAGES pages): queue
  * them (ordered) or feed them (unordered).  *SYNC gets the time stamp of
  * our marker if it is among them.  Returns 1 if the buffer may hold more
- * (the page limit was reached), 0 if it was read empty, -1 on errors. */
+ * (the page limit was reached), 2 if the caller's stop() ended the
+ * reading, 0 if it was read empty, -1 on errors. */
 static int read_cpu(struct live_ring *r, struct cpu_buf *c, uint64_t *sync,
-		    struct feeder *f)
+		    struct feeder *f, int final)
 {
 	uint32_t pages;
 
 	for (pages = 0; pages < DRAIN_PAGES; pages++) {
 		struct hist_ftrace_page_iter it;
 		struct hist_ftrace_record rec;
-		ssize_t k = read(c->fd, r->page, r->fmt.page_size);
+		ssize_t k;
 		int ret;
+
+		/* past the marker, what this CPU holds is newer than the
+		 * drain: read now, it would only wait in memory for the
+		 * next drain */
+		if (!final && r->stop &&
+		    r->stop(r->stop_arg, c->cpu, r->ordered && *sync && c->last_ts > *sync))
+			return 2;
+		k = read(c->fd, r->page, r->fmt.page_size);
 
 		if (k < 0 && errno == EINTR) {
 			pages--;
@@ -590,12 +609,13 @@ long ring_drain(struct live_ring *r, int final,
 		more = 0;
 		for (i = 0; i < r->nr_cpus; i++) {
 			struct cpu_buf *c = &r->cpus[i];
-			int ret = read_cpu(r, c, &sync, &f);
+			int ret = read_cpu(r, c, &sync, &f, final);
 
 			if (ret < 0)
 				return -1;
 			update_loss(r, c);
-			more |= ret;
+			/* a CPU stop() ended is asked again next round */
+			more |= ret == 1;
 			/* a CPU read only in part may still hold records
 			 * older than what the others have now: the merge
 			 * stops at its newest record read */

@@ -100,6 +100,13 @@ static int find_event(void *data, const char *system, const char *name,
 	return ret;
 }
 
+static int cmp_cmdline(const void *a, const void *b)
+{
+	const struct hfs_cmdline *x = a, *y = b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
 /* saved_cmdlines: "PID COMM" lines, the comms the kernel saw when it
  * recorded the tasks' events. */
 static void load_cmdlines(struct hfs_ctx *c)
@@ -130,6 +137,10 @@ static void load_cmdlines(struct hfs_ctx *c)
 		snprintf(v->comm, sizeof(v->comm), "%s", line + n);
 	}
 	free(text);
+	/* looked up for every record a comm filter or .execname key sees:
+	 * a scan of a few thousand lines was 83% of histfs's time under a
+	 * flood (perf, bench/soak.sh) */
+	qsort(c->cmdlines, c->nr_cmdlines, sizeof(*c->cmdlines), cmp_cmdline);
 }
 
 /*
@@ -141,15 +152,16 @@ static void load_cmdlines(struct hfs_ctx *c)
 static int comm_cb(void *data, int32_t pid, char out[16])
 {
 	struct hfs_ctx *c = data;
-	size_t i;
+	const struct hfs_cmdline key = { .pid = pid }, *f;
 
 	if (c->cmdlines_stale)
 		load_cmdlines(c);
-	for (i = 0; i < c->nr_cmdlines; i++)
-		if (c->cmdlines[i].pid == pid) {
-			memcpy(out, c->cmdlines[i].comm, 16);
-			return 0;
-		}
+	f = c->nr_cmdlines ? bsearch(&key, c->cmdlines, c->nr_cmdlines, sizeof(key), cmp_cmdline)
+			   : NULL;
+	if (f) {
+		memcpy(out, f->comm, 16);
+		return 0;
+	}
 	return c->orig.comm(c->orig.data, pid, out);
 }
 
@@ -336,6 +348,29 @@ static void note_self(void)
 		notrace_self(c);
 }
 
+/*
+ * Whether a drain reads no more of CPU now (ring_set_stop()).  A drain
+ * owes its reader what was recorded before it began: on a CPU past the
+ * drain's marker (PAST_SYNC) nothing more is, and where the marker was
+ * overwritten by a flood, nothing past two buffers' worth of pages
+ * either (a buffer holds at most one).  Reading on would only copy
+ * records, under hfs.lock, that wait in memory for the next drain: that
+ * was what kept trigger writes waiting seconds in the soak (bench/README)
+ * and made histfs's resident memory grow by about 200 MB.  The drain
+ * thread also stops as soon as a user waits for the lock; what it leaves
+ * unread stays in the kernel's buffer (overwritten, it is counted lost).
+ */
+static int stop_reading(void *arg, uint32_t cpu, int past_sync)
+{
+	struct hfs_ctx *c = arg;
+
+	if (past_sync)
+		return 1;
+	if (c->background && atomic_load_explicit(&hfs.waiting, memory_order_relaxed))
+		return 1;
+	return cpu < c->nr_cpu_bytes && ++c->cpu_pages[cpu] > 2 * c->buf_pages;
+}
+
 static void drain(struct hfs_ctx *c, int background)
 {
 	if (!c || !c->ring)
@@ -348,6 +383,7 @@ static void drain(struct hfs_ctx *c, int background)
 	c->checks = 0;
 	c->bound_start = mono_ns(NULL);
 	memset(c->cpu_bytes, 0, c->nr_cpu_bytes * sizeof(*c->cpu_bytes));
+	memset(c->cpu_pages, 0, c->nr_cpu_bytes * sizeof(*c->cpu_pages));
 	ring_drain(c->ring, 0, feed, c);
 	/* no hit is in flight outside hfs.lock: free what removed triggers
 	 * left (histfs gives libhist no synchronize callback) */
@@ -382,6 +418,7 @@ static void ctx_free(struct hfs_ctx *c)
 	free(c->known);
 	free(c->cmdlines);
 	free(c->cpu_bytes);
+	free(c->cpu_pages);
 	free(c->name);
 	free(c);
 }
@@ -443,6 +480,7 @@ struct hfs_ctx *hctx_get(const char *name, int create, int *err)
 		ret = -EIO;
 		goto fail;
 	}
+	ring_set_stop(c->ring, stop_reading, c);
 	c->host = host_create(&c->tfs);
 	if (!c->host) {
 		ret = -ENOMEM;
@@ -469,7 +507,9 @@ struct hfs_ctx *hctx_get(const char *name, int create, int *err)
 		c->buf_bytes = (v ? v : 1408) * 1024ull;
 		c->nr_cpu_bytes = opts.nr_cpus;
 		c->cpu_bytes = calloc(opts.nr_cpus ? opts.nr_cpus : 1, sizeof(*c->cpu_bytes));
-		if (!c->cpu_bytes) {
+		c->cpu_pages = calloc(opts.nr_cpus ? opts.nr_cpus : 1, sizeof(*c->cpu_pages));
+		c->buf_pages = (uint32_t)(c->buf_bytes / 4096);
+		if (!c->cpu_bytes || !c->cpu_pages) {
 			ret = -ENOMEM;
 			goto fail;
 		}

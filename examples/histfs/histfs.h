@@ -70,6 +70,8 @@ struct hfs_ctx {
 	 * SKIPPED counts them, reported with the kernel's losses. */
 	uint64_t buf_bytes, *cpu_bytes;
 	uint32_t nr_cpu_bytes, checks;
+	/* pages read of each CPU in this drain (stop_reading()) */
+	uint32_t *cpu_pages, buf_pages;
 	uint64_t bound_start, skipped;
 	int bounded, late, background;
 	struct hfs_ctx *next;
