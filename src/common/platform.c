@@ -119,6 +119,33 @@ char *hist__strdup(const char *s)
 	return hist__strndup(s, strlen(s));
 }
 
+int hist__grow(void *arrp, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	size_t ncap = *cap ? *cap : first;
+	void *old, *arr;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return -HIST_ENOMEM;
+		ncap *= 2;
+	}
+	if (ncap > SIZE_MAX / elem)
+		return -HIST_ENOMEM;
+	arr = hist__zalloc(ncap * elem);
+	if (!arr)
+		return -HIST_ENOMEM;
+	/* *ARRP is a T *, read and written through void * bytes */
+	memcpy(&old, arrp, sizeof(old));
+	if (*cap)
+		memcpy(arr, old, *cap * elem);
+	hist__free(old);
+	memcpy(arrp, &arr, sizeof(arr));
+	*cap = ncap;
+	return 0;
+}
+
 static int digit_val(char c)
 {
 	if (c >= '0' && c <= '9')

@@ -183,6 +183,11 @@ void *hist__zalloc(size_t size) HIST__INTERNAL;
 void hist__free(void *p) HIST__INTERNAL;
 char *hist__strdup(const char *s) HIST__INTERNAL;
 char *hist__strndup(const char *s, size_t n) HIST__INTERNAL;
+/* Room for NEED elements of ELEM bytes in the array *ARRP (a T **) of
+ * *CAP: its capacity doubled from FIRST, contents copied, the rest zeroed.
+ * 0 or -HIST_ENOMEM (*ARRP and *CAP unchanged).  May allocate. */
+int hist__grow(void *arrp, size_t *cap, size_t need, size_t elem,
+	       size_t first) HIST__INTERNAL;
 
 /*
  * A deferred free, embedded in every object that a running hit may still

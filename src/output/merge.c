@@ -295,20 +295,11 @@ static int set_columns(struct hist_merge *m, const struct hist_read_info *info)
 
 static int push(struct hist_merge *m, struct mentry *e)
 {
-	if (m->n == m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : 256;
-		struct mentry **ne = hist__zalloc(ncap * sizeof(*ne));
+	int ret = hist__grow(&m->e, &m->cap, m->n + 1, sizeof(*m->e), 256);
 
-		if (!ne)
-			return -HIST_ENOMEM;
-		if (m->n)
-			memcpy(ne, m->e, m->n * sizeof(*ne));
-		hist__free(m->e);
-		m->e = ne;
-		m->cap = ncap;
-	}
-	m->e[m->n++] = e;
-	return 0;
+	if (!ret)
+		m->e[m->n++] = e;
+	return ret;
 }
 
 /* Add N entries of a histogram with INFO; TOTALS: its Hits and Dropped

@@ -149,18 +149,9 @@ static bool name_used(struct om *om, const char *name)
 
 static int name_add(struct om *om, const char *name)
 {
-	if (om->nr_names == om->cap_names) {
-		size_t ncap = om->cap_names ? om->cap_names * 2 : 32;
-		char **nn = hist__zalloc(ncap * sizeof(*nn));
-
-		if (!nn)
-			return -HIST_ENOMEM;
-		if (om->nr_names)
-			memcpy(nn, om->names, om->nr_names * sizeof(*nn));
-		hist__free(om->names);
-		om->names = nn;
-		om->cap_names = ncap;
-	}
+	if (hist__grow(&om->names, &om->cap_names, om->nr_names + 1,
+		       sizeof(*om->names), 32))
+		return -HIST_ENOMEM;
 	om->names[om->nr_names] = hist__strdup(name);
 	if (!om->names[om->nr_names])
 		return -HIST_ENOMEM;
@@ -454,18 +445,8 @@ static int dyn_write(void *arg, const char *buf, size_t len)
 {
 	struct dyn *d = arg;
 
-	if (d->n + len + 1 > d->cap) {
-		size_t ncap = (d->cap ? d->cap * 2 : 4096) + len;
-		char *np = hist__zalloc(ncap);
-
-		if (!np)
-			return -HIST_ENOMEM;
-		if (d->n)
-			memcpy(np, d->p, d->n);
-		hist__free(d->p);
-		d->p = np;
-		d->cap = ncap;
-	}
+	if (hist__grow(&d->p, &d->cap, d->n + len + 1, 1, 4096))
+		return -HIST_ENOMEM;
 	memcpy(d->p + d->n, buf, len);
 	d->n += len;
 	d->p[d->n] = 0;
@@ -615,20 +596,9 @@ static int histogram_family(struct trig *t, uint32_t k)
 	while ((e = hist_reader_next(t->r))) {
 		uint64_t lo;
 
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			struct bucket *nb = hist__zalloc(ncap * sizeof(*nb));
-
-			if (!nb) {
-				ret = -HIST_ENOMEM;
-				goto out;
-			}
-			if (n)
-				memcpy(nb, b, n * sizeof(*nb));
-			hist__free(b);
-			b = nb;
-			cap = ncap;
-		}
+		ret = hist__grow(&b, &cap, n + 1, sizeof(*b), 64);
+		if (ret)
+			goto out;
 		ret = labels_to(&d, &t->l, t->info, e, k, &b[n].off, &b[n].len);
 		if (ret)
 			goto out;

@@ -109,18 +109,8 @@ int hist__qdist_collect(hist_reader *r, const char *name, struct hist__qdist *d)
 	while ((e = hist_reader_next(r))) {
 		struct hist__qpt *p;
 
-		if (d->n == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			struct hist__qpt *np = hist__zalloc(ncap * sizeof(*np));
-
-			if (!np)
-				goto nomem;
-			if (d->n)
-				memcpy(np, d->pts, d->n * sizeof(*np));
-			hist__free(d->pts);
-			d->pts = np;
-			cap = ncap;
-		}
+		if (hist__grow(&d->pts, &cap, d->n + 1, sizeof(*d->pts), 64))
+			goto nomem;
 		p = &d->pts[d->n];
 		hist__key_bounds(e->keys[key].kind, e->keys[key].value,
 				 info->key_fields[key].width, &p->lo, &p->hi);
