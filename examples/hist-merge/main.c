@@ -71,15 +71,24 @@ static void jfree(struct jv *v)
 	free(v);
 }
 
-static void *xcalloc(size_t n, size_t sz)
+/* Out of memory ends the tool (exit status 2): callers get memory. */
+static void *got(void *p)
 {
-	void *p = calloc(n ? n : 1, sz);
-
 	if (!p) {
 		fprintf(stderr, PROG ": out of memory\n");
 		exit(2);
 	}
 	return p;
+}
+
+static void *xcalloc(size_t n, size_t sz)
+{
+	return got(calloc(n ? n : 1, sz));
+}
+
+static void *xrealloc(void *p, size_t sz)
+{
+	return got(realloc(p, sz));
 }
 
 static void jerr(struct jp *j, const char *what)
@@ -113,11 +122,7 @@ static char *jstring(struct jp *j)
 
 		if (n + 8 >= cap) {
 			cap *= 2;
-			s = realloc(s, cap);
-			if (!s) {
-				fprintf(stderr, PROG ": out of memory\n");
-				exit(2);
-			}
+			s = xrealloc(s, cap);
 		}
 		if (!c || (unsigned char)c < 0x20) {
 			j->p--;
@@ -198,12 +203,9 @@ static struct jv *jvalue(struct jp *j, int depth)
 		for (;;) {
 			if (v->n == cap) {
 				cap = cap ? cap * 2 : 8;
-				v->v = realloc(v->v, cap * sizeof(*v->v));
-				v->k = v->t == J_OBJ ? realloc(v->k, cap * sizeof(*v->k)) : NULL;
-				if (!v->v || (v->t == J_OBJ && !v->k)) {
-					fprintf(stderr, PROG ": out of memory\n");
-					exit(2);
-				}
+				v->v = xrealloc(v->v, cap * sizeof(*v->v));
+				if (v->t == J_OBJ)
+					v->k = xrealloc(v->k, cap * sizeof(*v->k));
 			}
 			if (v->t == J_OBJ) {
 				ws(j);
@@ -257,7 +259,7 @@ static struct jv *jvalue(struct jp *j, int depth)
 	}
 	if (!strncmp(j->p, "true", 4) || !strncmp(j->p, "false", 5)) {
 		v->t = J_BOOL;
-		v->s = strdup(*j->p == 't' ? "true" : "false");
+		v->s = got(strdup(*j->p == 't' ? "true" : "false"));
 		j->p += *j->p == 't' ? 4 : 5;
 		return v;
 	}
@@ -269,7 +271,7 @@ static struct jv *jvalue(struct jp *j, int depth)
 		       *j->p == 'E' || *j->p == '+' || *j->p == '-')
 			j->p++;
 		v->t = J_NUM;
-		v->s = strndup(b, (size_t)(j->p - b));
+		v->s = got(strndup(b, (size_t)(j->p - b)));
 		return v;
 	}
 	jerr(j, "expected a value");
@@ -314,6 +316,14 @@ static bool getu(const struct jv *o, const char *key, uint64_t *out)
 	return !errno && !*end;
 }
 
+/* A boolean member that is true. */
+static bool get_true(const struct jv *o, const char *key)
+{
+	struct jv *v = get(o, key);
+
+	return v && v->t == J_BOOL && !strcmp(v->s, "true");
+}
+
 /* ---- documents -------------------------------------------------------------- */
 
 struct input {
@@ -334,11 +344,7 @@ static char *slurp(const char *path, size_t *len)
 		n += r;
 		if (n + 1 == cap) {
 			cap *= 2;
-			s = realloc(s, cap);
-			if (!s) {
-				fprintf(stderr, PROG ": out of memory\n");
-				exit(2);
-			}
+			s = xrealloc(s, cap);
 		}
 	}
 	if (ferror(f)) {
@@ -402,7 +408,7 @@ static int extra_events(const struct input *in, size_t nin)
 	return 0;
 }
 
-static const uint32_t kinds_n = 9;
+/* json.c's names of enum hist_key_kind, in its order */
 static const char *const kind_names[] = {
 	"number", "hex", "sym", "execname", "syscall", "log2", "buckets", "string", "stacktrace",
 };
@@ -411,7 +417,7 @@ static int kind_of(const char *s)
 {
 	uint32_t i;
 
-	for (i = 0; s && i < kinds_n; i++)
+	for (i = 0; s && i < sizeof(kind_names) / sizeof(kind_names[0]); i++)
 		if (!strcmp(kind_names[i], s))
 			return (int)i;
 	return -1;
@@ -435,11 +441,7 @@ static void *keep(struct rebuilt *rb, void *p)
 {
 	if (rb->nmem == rb->capmem) {
 		rb->capmem = rb->capmem ? rb->capmem * 2 : 256;
-		rb->mem = realloc(rb->mem, rb->capmem * sizeof(*rb->mem));
-		if (!rb->mem) {
-			fprintf(stderr, PROG ": out of memory\n");
-			exit(2);
-		}
+		rb->mem = xrealloc(rb->mem, rb->capmem * sizeof(*rb->mem));
 	}
 	rb->mem[rb->nmem++] = p;
 	return p;
@@ -473,7 +475,7 @@ static char *name_part(struct rebuilt *rb, const char *text, uint32_t kind)
 		while (e > b && e[-1] == ' ')
 			e--;
 	}
-	return keep(rb, strndup(b, (size_t)(e - b)));
+	return keep(rb, got(strndup(b, (size_t)(e - b))));
 }
 
 static int fill_key(struct rebuilt *rb, struct hist_read_key *k, const struct jv *o,
@@ -522,6 +524,11 @@ bad:
 	return -1;
 }
 
+static uint32_t handler_of(const char *s)
+{
+	return s && !strcmp(s, "onmax") ? HIST_TRACK_ONMAX : HIST_TRACK_ONCHANGE;
+}
+
 /* A saved field or variable: number, string or null. */
 static void fill_var(struct hist_read_var *v, const struct jv *o)
 {
@@ -538,13 +545,13 @@ static void fill_var(struct hist_read_var *v, const struct jv *o)
 static int rebuild(struct rebuilt *rb, const struct jv *h, const char *file)
 {
 	struct jv *kf = get(h, "key_fields"), *entries = get(h, "entries"),
-		  *totals = get(h, "totals"), *paused = get(h, "paused"), *snap;
+		  *totals = get(h, "totals"), *snap;
 	size_t i, j, t;
 
 	memset(rb, 0, sizeof(*rb));
 	rb->info.trigger = gets_(h, "trigger");
 	rb->info.name = gets_(h, "name");
-	rb->info.paused = paused && paused->t == J_BOOL && !strcmp(paused->s, "true");
+	rb->info.paused = get_true(h, "paused");
 	if (!rb->info.trigger || !kf || kf->t != J_ARR || kf->n > 8 || !entries ||
 	    entries->t != J_ARR || !totals || !getu(totals, "hits", &rb->info.hits) ||
 	    !getu(totals, "dropped", &rb->info.dropped)) {
@@ -563,9 +570,7 @@ static int rebuild(struct rebuilt *rb, const struct jv *h, const char *file)
 		}
 		rb->kf[i].kind = (uint32_t)kind;
 		getu(kf->v[i], "width", &rb->kf[i].width);
-		if (get(kf->v[i], "signed") && get(kf->v[i], "signed")->t == J_BOOL &&
-		    !strcmp(get(kf->v[i], "signed")->s, "true"))
-			rb->kf[i].is_signed = 1;
+		rb->kf[i].is_signed = get_true(kf->v[i], "signed");
 	}
 	rb->info.key_fields = rb->kf;
 	rb->info.nr_key_fields = (uint32_t)kf->n;
@@ -605,7 +610,7 @@ static int rebuild(struct rebuilt *rb, const struct jv *h, const char *file)
 			}
 			len = strlen(name);
 			if (len > 4 && !strcmp(name + len - 4, " (%)")) {
-				nm = keep(rb, strndup(name, len - 4));
+				nm = keep(rb, got(strndup(name, len - 4)));
 				v[j].flags |= HIST_VAL_PERCENT;
 			} else {
 				nm = (char *)name;
@@ -643,11 +648,9 @@ static int rebuild(struct rebuilt *rb, const struct jv *h, const char *file)
 			struct hist_read_track *tr = keep(rb, xcalloc(tracks->n, sizeof(*tr)));
 
 			for (t = 0; t < tracks->n; t++) {
-				const char *hd = gets_(tracks->v[t], "handler");
 				struct jv *saved = get(tracks->v[t], "saved");
 
-				tr[t].handler = hd && !strcmp(hd, "onmax") ? HIST_TRACK_ONMAX :
-									HIST_TRACK_ONCHANGE;
+				tr[t].handler = handler_of(gets_(tracks->v[t], "handler"));
 				tr[t].var = gets_(tracks->v[t], "var");
 				getu(tracks->v[t], "value", &tr[t].value);
 				if (saved && saved->t == J_ARR && saved->n) {
@@ -683,7 +686,7 @@ static int rebuild(struct rebuilt *rb, const struct jv *h, const char *file)
 		for (j = 0; j < keys->n; j++)
 			if (fill_key(rb, &rb->snap_keys[j], keys->v[j], &rb->kf[j], file))
 				return -1;
-		rb->snap.handler = !strcmp(hd, "onmax") ? HIST_TRACK_ONMAX : HIST_TRACK_ONCHANGE;
+		rb->snap.handler = handler_of(hd);
 		rb->snap.var = gets_(snap, "var");
 		rb->snap.keys = rb->snap_keys;
 		rb->snap.nr_keys = (uint32_t)keys->n;
