@@ -582,6 +582,11 @@ static int conf_check(struct unpacked *u, const char *set, const char *dir,
 		T_FAILF("%s: %s", path, err);
 		return -1;
 	}
+	/* the -mono cases: the trace.dat's clock, and perf record -k
+	 * monotonic, whose attributes (use_clockid, clockid 1) must give
+	 * the clock the triggers ask for (README.md "Time stamps") */
+	if (strlen(dir) > 5 && !strcmp(dir + strlen(dir) - 5, "-mono"))
+		T_STREQ(hist_tracedat_clock(replay_tracedat(r)), "mono");
 	conf_setup(r, dir);
 	if (replay_run(r))
 		T_FAILF("%s: %s", path, replay_error(r));
