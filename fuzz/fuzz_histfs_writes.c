@@ -52,12 +52,28 @@ static int fhw_line(void *arg, char *cmd)
 	char *v[64];
 	int synth = !w->dyn, ret;
 
-	if (!synth)
-		synth = hfs_dyn_is_synth(cmd, strncmp(cmd, "-:", 2) ? NULL :
-					 fhw_names(w->ctx, &nm, v, 64));
+	if (!synth) {
+		char **names = strncmp(cmd, "-:", 2) && cmd[0] != 'e' ? NULL :
+			       fhw_names(w->ctx, &nm, v, 64);
+
+		synth = hfs_dyn_is_synth(cmd, names);
+		if (hfs_dyn_is_synth_eprobe(cmd, names))
+			return -EOPNOTSUPP;
+	}
 	if (!synth) {
 		fz_touch(cmd, strlen(cmd));
 		return 0;
+	}
+	{
+		/* --kernel 5.10/5.11's check of a definition (hctx_old_synth()) */
+		char echo[256];
+		unsigned pos;
+		int old = hfs_synth_check_5_10(cmd + (w->dyn && !strncmp(cmd, "s:", 2) ? 2 : 0),
+					       echo, sizeof(echo), &pos);
+
+		/* the caret falls inside the echoed command */
+		if (old > 0 && pos > strlen(echo))
+			abort();
 	}
 	ret = hist_synth_parse(w->ctx, cmd, w->dyn, &err);
 	return ret > 0 ? -ret : ret;

@@ -944,6 +944,80 @@ static void test_old_errors(void)
 	T_EQ(start_histfs(), 0);
 }
 
+/* ---- synthetic event definitions of --kernel 5.10 and 5.11 ------------- */
+
+/* The entry error_log ends with: "LOC: error: MSG", the command, the
+ * caret under byte POS of it. */
+static int errlog_ends(const char *msg, const char *cmd, int pos)
+{
+	char want[600], *log = mslurp("error_log");
+	const char *at;
+	int ok;
+
+	snprintf(want, sizeof(want), "] synthetic_events: error: %s\n  Command: %s\n%*s^\n",
+		 msg, cmd, 11 + pos, "");
+	at = log ? strstr(log, want) : NULL;
+	ok = at && !at[strlen(want)];
+	if (!ok)
+		printf("# error_log: %s# wanted the end: %s", log ? log : "(none)\n", want);
+	free(log);
+	return ok;
+}
+
+static void test_old_synth(void)
+{
+	/* command, message, caret (the word those kernels' errpos() found) */
+	static const struct { const char *cmd, *msg; int pos; } bad[] = {
+		{ "lat_ev chr v", "Invalid type", 7 },
+		{ "lat_ev unsigned v", "Incomplete type", 7 },
+		/* ";;" after an array: the second ';' stays in the type */
+		{ "lat_ev char s[];; int v", "Invalid type", 7 },
+		{ "lat_ev char s[; int v", "Invalid type", 7 },
+		{ "lat_ev char s]; int v", "Illegal name", 12 },
+		{ "la;t char s[]", "Illegal name", 0 },
+		{ "lat_ev u64 a; int", "Invalid field", 14 },
+		{ "lat_ev", "Incomplete command", 0 },
+	};
+	size_t i;
+	char *s;
+
+	if (skip)
+		return;
+	/* the parser of 5.12 and later (libhist's) takes what 5.11 refused */
+	T_EQ(mwrite("synthetic_events", "lat_ev char s[];; int v", 0), 0);
+	T_EQ(mwrite("synthetic_events", "", 0), 0);
+	stop_histfs();
+	kernel_opt = "5.11";
+	T_EQ(start_histfs(), 0);
+	kernel_opt = NULL;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		T_EQ(mwrite("error_log", "", 0), 0);
+		T_EQ(mwrite("synthetic_events", bad[i].cmd, 1), EINVAL);
+		T_ASSERT(errlog_ends(bad[i].msg, bad[i].cmd, bad[i].pos));
+	}
+	/* the same in dynamic_events, echoed without "s:" */
+	T_EQ(mwrite("dynamic_events", "s:synthetic/lat_ev chr v", 1), EINVAL);
+	T_ASSERT(errlog_ends("Invalid type", "lat_ev chr v", 7));
+	/* blanks are echoed as one */
+	T_EQ(mwrite("synthetic_events", "lat_ev  u64   a; chr v", 1), EINVAL);
+	T_ASSERT(errlog_ends("Invalid type", "lat_ev u64 a; chr v", 14));
+	T_EQ(mwrite("error_log", "", 0), 0);
+	s = mslurp("error_log");
+	T_STREQ(s, "");
+	free(s);
+	/* accepted definitions reach libhist */
+	T_EQ(mwrite("synthetic_events", "lat_ev u64 a u64 b; char s[16]", 1), 0);
+	s = mslurp("synthetic_events");
+	T_ASSERT(s && !strncmp(s, "lat_ev\t", 7));
+	free(s);
+	/* an eprobe cannot attach to a synthetic event of histfs */
+	T_EQ(mwrite("dynamic_events", "e:ep_lat synthetic/lat_ev x=$a:u64", 1), EOPNOTSUPP);
+	T_EQ(mwrite("dynamic_events", "e:ep_lat synthetic.lat_ev x=$a:u64", 1), EOPNOTSUPP);
+	T_EQ(mwrite("synthetic_events", "", 0), 0);
+	stop_histfs();
+	T_EQ(start_histfs(), 0);
+}
+
 /* ---- poll on a hist file ---------------------------------------------- */
 
 static double now_s(void)
@@ -1084,6 +1158,7 @@ int main(int argc, char **argv)
 	T_RUN(test_not_self);
 	T_RUN(test_poll);
 	T_RUN(test_old_errors);
+	T_RUN(test_old_synth);
 	T_RUN(test_unmount_cleans);
 	T_RUN(check_sanitizers);
 	if (histfs_pid > 0)

@@ -513,6 +513,8 @@ static int open_trunc(struct fh *h)
 	case K_ERROR_LOG:
 		if (c)
 			hist_ctx_clear_error_log(c->ctx);
+		if (!h->r.in_inst)
+			hctx_old_synth_clear();
 		break;
 	default:
 		break;
@@ -848,7 +850,7 @@ static int generate(struct fh *h, struct hfs_buf *out)
 	case K_ERROR_LOG:
 		ret = read_real(h->fd, &k);
 		if (!ret)
-			ret = hctx_error_log(c, k.p ? k.p : "", out);
+			ret = hctx_error_log(c, k.p ? k.p : "", !h->r.in_inst, out);
 		break;
 	case K_README:
 		ret = read_real(h->fd, out);
@@ -986,13 +988,34 @@ static int write_line(void *arg, char *cmd)
 
 	if (!synth) {
 		/* "-:NAME" is libhist's when NAME is a synthetic event */
-		char **names = strncmp(cmd, "-:", 2) ? NULL :
+		char **names = strncmp(cmd, "-:", 2) && cmd[0] != 'e' ? NULL :
 			       hctx_synth_names(hctx_get(NULL, 0, &err));
 
 		synth = hfs_dyn_is_synth(cmd, names);
+		/* an eprobe on a synthetic event of libhist: the kernel
+		 * cannot attach to an event it does not have, and the
+		 * eprobe's records would have to reach the kernel's trace
+		 * buffer, which histfs cannot write for another task */
+		if (hfs_dyn_is_synth_eprobe(cmd, names)) {
+			hctx_free_names(names);
+			if (!hfs.quiet)
+				fprintf(stderr, HFS_PROG ": dynamic_events: %s: an eprobe on a "
+					"synthetic event of histfs is not supported\n", cmd);
+			return -EOPNOTSUPP;
+		}
 		hctx_free_names(names);
 	}
 	if (synth) {
+		const char *def = cmd;
+
+		/* a definition, as an older kernel given by --kernel took it */
+		if (la->h->kind == K_DYN_EVENTS && !strncmp(def, "s:", 2)) {
+			def += 2;
+			if (!strncmp(def, "synthetic/", 10))
+				def += 10;
+		}
+		if (*def != '!' && strncmp(def, "-:", 2) && (ret = hctx_old_synth(def)))
+			return ret;
 		if (!la->c)
 			la->c = hctx_get(NULL, 1, &err);
 		ret = la->c ? hist_synth_parse(la->c->ctx, cmd,
@@ -1189,6 +1212,7 @@ static void hfs_destroy(void *data)
 	free(hfs.old_err);
 	free(hfs.old_cmd);
 	hfs.old_err = hfs.old_cmd = NULL;
+	hctx_old_synth_clear();
 	pthread_mutex_unlock(&hfs.lock);
 }
 

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "histfs.h"
+#include "writes.h"
 
 int hfs_buf_write(void *arg, const char *s, size_t n)
 {
@@ -808,10 +809,10 @@ static int cmp_ent(const void *a, const void *b)
 
 #define ERRLOG_MAX 8	/* the kernel's entries per trace instance */
 
-int hctx_error_log(struct hfs_ctx *c, const char *ktext, struct hfs_buf *out)
+int hctx_error_log(struct hfs_ctx *c, const char *ktext, int top, struct hfs_buf *out)
 {
 	struct hfs_buf lib = { 0 };
-	struct errent v[4 * ERRLOG_MAX];
+	struct errent v[6 * ERRLOG_MAX];
 	size_t n, i;
 	int seq = 0, ret = 0;
 
@@ -820,6 +821,8 @@ int hctx_error_log(struct hfs_ctx *c, const char *ktext, struct hfs_buf *out)
 	n = split_entries(ktext, strlen(ktext), v, 2 * ERRLOG_MAX, &seq);
 	if (lib.p)
 		n += split_entries(lib.p, lib.len, v + n, 2 * ERRLOG_MAX, &seq);
+	for (i = 0; top && i < hfs.nr_synth_errs; i++)
+		n += split_entries(hfs.synth_errs[i], strlen(hfs.synth_errs[i]), v + n, 1, &seq);
 	qsort(v, n, sizeof(*v), cmp_ent);
 	for (i = n > ERRLOG_MAX ? n - ERRLOG_MAX : 0; i < n && !ret; i++)
 		ret = hfs_buf_write(out, v[i].p, v[i].len);
@@ -867,6 +870,45 @@ int hctx_old_err_print(struct hfs_buf *out)
 		return 0;
 	return hfs_buf_printf(out, "\nERROR: %s\n  Last command: %s\n", hfs.old_err,
 			      hfs.old_cmd ? hfs.old_cmd : "");
+}
+
+/* ---- synthetic event definitions of Linux 5.10 and 5.11 ---------------- */
+
+int hctx_old_synth(const char *cmd)
+{
+	static const char *const msgs[] = { "", HFS_OLD_SYNTH_ERRORS };
+	const unsigned max = sizeof(hfs.synth_errs) / sizeof(hfs.synth_errs[0]);
+	char echo[256], *e;
+	unsigned pos;
+	uint64_t usec;
+	int ret;
+
+	if (hfs.kernel == HIST_KERNEL_LATEST || hfs.kernel < HIST_KERNEL(5, 10) ||
+	    hfs.kernel >= HIST_KERNEL(5, 12))
+		return 0;
+	ret = hfs_synth_check_5_10(cmd, echo, sizeof(echo), &pos);
+	if (ret <= 0)
+		return ret;
+	/* the kernel's entry: "[time] loc: error: text", the command, a
+	 * caret under POS (11 blanks: "  Command: ") */
+	usec = mono_ns(NULL) / 1000;
+	if (asprintf(&e, "[%5llu.%06llu] synthetic_events: error: %s\n  Command: %s\n%*s^\n",
+		     (unsigned long long)(usec / 1000000), (unsigned long long)(usec % 1000000),
+		     msgs[ret], echo, (int)(11 + pos), "") < 0)
+		return -EINVAL;
+	if (hfs.nr_synth_errs == max) {
+		free(hfs.synth_errs[0]);
+		memmove(hfs.synth_errs, hfs.synth_errs + 1, (max - 1) * sizeof(hfs.synth_errs[0]));
+		hfs.nr_synth_errs--;
+	}
+	hfs.synth_errs[hfs.nr_synth_errs++] = e;
+	return -EINVAL;
+}
+
+void hctx_old_synth_clear(void)
+{
+	while (hfs.nr_synth_errs)
+		free(hfs.synth_errs[--hfs.nr_synth_errs]);
 }
 
 /* ---- README ----------------------------------------------------------- */

@@ -96,6 +96,10 @@ struct hfs {
 	 * error, shown at the end of every hist file until the next hist
 	 * command (hctx_old_err_*) */
 	char *old_err, *old_cmd;
+	/* Linux 5.10 and 5.11: error_log entries of synthetic event
+	 * definitions those kernels refused (hctx_old_synth()), newest last */
+	char *synth_errs[8];
+	unsigned nr_synth_errs;
 };
 
 extern struct hfs hfs;
@@ -144,10 +148,17 @@ int hctx_old_errors(void);
 void hctx_old_err_start(const char *cmd);
 void hctx_old_err_end(int ret, const struct hist_error *err);
 int hctx_old_err_print(struct hfs_buf *out);
+/* Kernels 5.10 and 5.11 parsed synthetic event definitions word by word
+ * (5.12 rewrote it; libhist follows the rewrite): CMD ("NAME FIELDS",
+ * after "s:[synthetic/]") as they did.  0 when they accepted it, else
+ * -EINVAL with their entry in the top-level error_log. */
+int hctx_old_synth(const char *cmd);
+/* error_log's entries of hctx_old_synth(), cleared by a truncation */
+void hctx_old_synth_clear(void);
 /* The text of README's hist-trigger sections. */
 const char *hctx_readme_hist(void);
 /* error_log: the kernel's text KTEXT and libhist's entries, merged by
  * time stamp, the newest 8 kept. */
-int hctx_error_log(struct hfs_ctx *c, const char *ktext, struct hfs_buf *out);
+int hctx_error_log(struct hfs_ctx *c, const char *ktext, int top, struct hfs_buf *out);
 
 #endif

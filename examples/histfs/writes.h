@@ -24,6 +24,12 @@ int hctx_is_hist_cmd(const char *cmd);
  */
 int hfs_dyn_is_synth(const char *cmd, char *const *names);
 /*
+ * A dynamic_events command that defines an eprobe ("e[:[GROUP/]EVENT]
+ * SYS.EVENT ..." or "SYS/EVENT") attached to one of NAMES, libhist's
+ * synthetic events (SYS "synthetic").
+ */
+int hfs_dyn_is_synth_eprobe(const char *cmd, char *const *names);
+/*
  * Each command of a synthetic_events or dynamic_events write (BUF, SIZE
  * bytes; one command a line, trimmed, empty lines skipped; with
  * STRIP_COMMENTS, as synthetic_events does, '#' starts a comment) to
@@ -32,5 +38,18 @@ int hfs_dyn_is_synth(const char *cmd, char *const *names);
  */
 int hfs_each_line(const char *buf, size_t size, int strip_comments,
 		  int (*fn)(void *arg, char *cmd), void *arg);
+
+/*
+ * A synthetic event definition CMD ("NAME FIELDS...", without "s:") as
+ * Linux 5.10 and 5.11 parsed it: word by word, before 5.12 rewrote the
+ * parser that libhist follows.  0 when those kernels accepted it; else
+ * their error_log message (HFS_OLD_SYNTH_ERRORS, 1-based) with the caret
+ * position in *POS and, in ECHO (ECHOLEN bytes), the command as they
+ * echoed it: the words joined by one blank, cut at 255 bytes.
+ */
+#define HFS_OLD_SYNTH_ERRORS                                                  \
+	"Illegal name", "Incomplete command", "Too many fields",              \
+	"Incomplete type", "Invalid type", "Invalid field"
+int hfs_synth_check_5_10(const char *cmd, char *echo, size_t echolen, unsigned *pos);
 
 #endif
