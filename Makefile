@@ -191,7 +191,8 @@ $(HIST_LIVE): $(HIST_LIVE_SRC:%.c=$(BUILD)/%.o) $(LISTEN_OBJ) $(TOOL_COMMON_OBJ)
 
 # the tracer carries its own copy of the core and exports only the
 # allocator entry points it wraps
-$(MTRACE_LIB): $(PIC_DIR)/examples/malloc-trace/preload.o $(PIC_DIR)/examples/malloc-trace/triggers.o $(CORE_PIC_OBJ) \
+$(MTRACE_LIB): $(PIC_DIR)/examples/malloc-trace/preload.o $(PIC_DIR)/examples/malloc-trace/triggers.o \
+		$(PIC_DIR)/examples/common/json.o $(CORE_PIC_OBJ) \
 		examples/malloc-trace/preload.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared $(ALL_LDFLAGS) -Wl,--version-script=examples/malloc-trace/preload.map \

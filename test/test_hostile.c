@@ -580,6 +580,28 @@ static void test_malloc_bad_out(void)
 	T_ASSERT(out_has("# malloc/malloc_exit"));
 }
 
+/* HIST_MALLOC_JSON of a program whose name the kernel cut inside a UTF-8
+ * character (a comm keeps 15 bytes) is still UTF-8, the cut byte as
+ * \u00XX, as libhist writes its own strings. */
+static void test_malloc_json_comm(void)
+{
+#define E8 "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"	/* 16 bytes */
+	if (getenv("HIST_SAN") && *getenv("HIST_SAN")) {
+		printf("# SKIP the preload under sanitizers\n");
+		return;
+	}
+	T_EQ(sh(1, "cp %s/examples/malloc-trace/malloc-demo %s/" E8 " && HIST_MALLOC_JSON=1 "
+		"HIST_MALLOC_OUT=%s/mj.json LD_PRELOAD=%s/examples/malloc-trace/libhist-malloc.so "
+		"%s/" E8 " && cat %s/mj.json", build, tmp, tmp, build, tmp, tmp), 0);
+	T_ASSERT(out_has("\"program\": \"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+			 "\xc3\xa9\\u00c3\""));
+	if (system("python3 -c 'import json' >/dev/null 2>&1") == 0)
+		T_EQ(sh(1, "python3 -c 'import json, sys; "
+			"json.loads(open(sys.argv[1], \"rb\").read().decode(\"utf-8\"))' "
+			"%s/mj.json", tmp), 0);
+#undef E8
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -606,6 +628,7 @@ int main(int argc, char **argv)
 	T_RUN(test_malloc_trigger_file);
 	T_RUN(test_malloc_closed_stderr);
 	T_RUN(test_malloc_bad_out);
+	T_RUN(test_malloc_json_comm);
 	t_scratch_remove(tmp);
 	return T_DONE();
 }

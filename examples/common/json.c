@@ -36,36 +36,50 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
+int json_write_str(hist_write_fn w, void *arg, const char *s)
+{
+	const char *run = s;	/* bytes copied as they are, not yet written */
+	size_t n = strlen(s);
+	int ret = w(arg, "\"", 1);
+
+	while (!ret && n) {
+		unsigned char c = (unsigned char)*s;
+		size_t k = 1;
+		char esc[8];
+
+		if (c >= 0x80)
+			k = utf8_len((const unsigned char *)s, n);
+		if ((c >= 0x20 && c < 0x7f && c != '"' && c != '\\') || k > 1) {
+			s += k;
+			n -= k;
+			continue;
+		}
+		if (c == '"' || c == '\\')
+			snprintf(esc, sizeof(esc), "\\%c", c);
+		else if (c == '\n' || c == '\t')
+			snprintf(esc, sizeof(esc), "\\%c", c == '\n' ? 'n' : 't');
+		else
+			snprintf(esc, sizeof(esc), "\\u%04x", c);
+		ret = w(arg, run, (size_t)(s - run));
+		if (!ret)
+			ret = w(arg, esc, strlen(esc));
+		s++;
+		n--;
+		run = s;
+	}
+	if (!ret)
+		ret = w(arg, run, (size_t)(s - run));
+	return ret ? ret : w(arg, "\"", 1);
+}
+
+static int file_write(void *arg, const char *buf, size_t len)
+{
+	return fwrite(buf, 1, len, arg) == len ? 0 : -1;
+}
+
 void json_put_str(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s), k;
-
-	fputc('"', f);
-	while (n) {
-		unsigned char c = *p;
-
-		k = 1;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else if (c < 0x80)
-			fputc(c, f);
-		else if ((k = utf8_len(p, n)) != 0)
-			fwrite(p, 1, k, f);
-		else {
-			fprintf(f, "\\u%04x", c);
-			k = 1;
-		}
-		p += k;
-		n -= k;
-	}
-	fputc('"', f);
+	json_write_str(file_write, f, s);
 }
 
 int json_line_write(void *arg, const char *buf, size_t len)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The tools' JSON text around libhist's own (hist-replay --json,
- * hist-live --json, hist-merge --json): one copy, built into each tool,
- * as cmdfile.c is.  libhist writes the histograms; the tools write the
- * document around them and must write it by the same rules.
+ * hist-live --json, hist-merge --json, libhist-malloc's HIST_MALLOC_JSON):
+ * one copy, built into each tool, as cmdfile.c is.  libhist writes the
+ * histograms; the tools write the document around them and must write it
+ * by the same rules.
  */
 #ifndef HIST_TOOL_JSON_H
 #define HIST_TOOL_JSON_H
@@ -11,11 +12,18 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "libhist.h"
+
 /*
- * S as a JSON string on F, as libhist writes its own strings: valid UTF-8
- * is copied, any other byte is the code point of the same value (\u00XX),
- * so the output is valid JSON and a UTF-8 name reads as itself.
+ * S as a JSON string through W(ARG, ...), as libhist writes its own
+ * strings: valid UTF-8 is copied, any other byte is the code point of the
+ * same value (\u00XX), so the output is valid JSON and a UTF-8 name reads
+ * as itself.  Copied runs go in one write each.  0, or W's error.  No
+ * FILE and no allocation: the malloc tracer writes with it.
  */
+int json_write_str(hist_write_fn w, void *arg, const char *s);
+
+/* json_write_str() to F. */
 void json_put_str(FILE *f, const char *s);
 
 /*

@@ -67,6 +67,7 @@
 #include <libhist.h>
 
 #include "triggers.h"
+#include "../common/json.h"
 
 /* glibc's allocator, under the names it exports for interposers */
 extern void *__libc_malloc(size_t size);
@@ -207,11 +208,11 @@ static void print_event(int fd, hist_event *ev, int json, int first)
 	const struct hist_event_desc *d = hist_event_desc(ev);
 
 	if (json) {
-		mt_say(fd, first ? "\n    { \"system\": \"" : ",\n    { \"system\": \"");
-		mt_say(fd, d->system);
-		mt_say(fd, "\", \"event\": \"");
-		mt_say(fd, d->name);
-		mt_say(fd, "\",\n      \"histograms\": ");
+		mt_say(fd, first ? "\n    { \"system\": " : ",\n    { \"system\": ");
+		json_write_str(mt_fd_write, &fd, d->system);
+		mt_say(fd, ", \"event\": ");
+		json_write_str(mt_fd_write, &fd, d->name);
+		mt_say(fd, ",\n      \"histograms\": ");
 		hist_event_print_json(ev, mt_fd_write, &fd);
 		mt_say(fd, " }");
 	} else {
@@ -241,16 +242,13 @@ __attribute__((destructor)) static void tracer_fini(void)
 	evs[2] = ev_free;
 	/* the synthetic event of the default triggers, if defined */
 	evs[3] = hist_event_lookup(ctx, "synthetic", "malloc_latency");
-	for (i = 0; prog_comm[i]; i++)
-		if (prog_comm[i] == '"' || prog_comm[i] == '\\' ||
-		    (unsigned char)prog_comm[i] < 0x20)
-			prog_comm[i] = '_';	/* printed in JSON as is */
 	if (json) {
 		mt_say(fd, "{ \"libhist\": \"");
 		mt_say(fd, hist_version());
-		mt_say(fd, "\", \"program\": \"");
-		mt_say(fd, prog_comm);
-		mt_say(fd, "\",\n  \"events\": [");
+		mt_say(fd, "\", \"program\": ");
+		/* a comm is cut at 15 bytes, maybe inside a UTF-8 character */
+		json_write_str(mt_fd_write, &fd, prog_comm);
+		mt_say(fd, ",\n  \"events\": [");
 	} else {
 		mt_say(fd, "# libhist-malloc: ");
 		mt_say(fd, prog_comm);
