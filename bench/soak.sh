@@ -174,6 +174,11 @@ slowest=$(awk 'm < $2 { m = $2 } END { print m + 0 }' "$tmp/hfs.ops")
 median=$(sort -n -k2 "$tmp/hfs.ops" | awk '{ v[NR] = $2 } END { print NR ? v[int((NR + 1) / 2)] : 0 }')
 dur=$((end - start))
 
+# dd's read(2) calls (sys_read, id 0) in a histogram of DD_TRIGGER on stdin
+dd_reads() {
+	awk '/^\{ id: sys_read / { for (i = 1; i <= NF; i++) if ($i == "hitcount:") s += $(i + 1) } END { print s + 0 }'
+}
+
 hcounted=0
 hlost=0
 hrc=0
@@ -187,7 +192,7 @@ if [ "$use_hfs" = 1 ]; then
 	hrc=$?
 	hleft=$(ls "$T/instances" 2>/dev/null | grep -c "^histfs\.$hpid\(\.\|\$\)")
 	hpid=
-	hcounted=$(awk '/^\{ id: sys_read / { for (i = 1; i <= NF; i++) if ($i == "hitcount:") s += $(i + 1) } END { print s + 0 }' "$tmp/hfs.hist")
+	hcounted=$(dd_reads < "$tmp/hfs.hist")
 	hlost=$(sed -n 's/^# \([0-9]*\) events lost by the kernel.*/\1/p' "$tmp/hfs.hist" | tail -n 1)
 	hlost=${hlost:-0}
 	# and what histfs skipped to answer in time (read, not counted)
@@ -202,7 +207,7 @@ made=$((rounds * READS))
 # (from the last sys_enter header on: the output of -i is tens of MB)
 at=$(grep -n '^# raw_syscalls/sys_enter' "$tmp/out" | tail -n 1 | cut -d: -f1)
 final=$(tail -n +"${at:-1}" "$tmp/out")
-counted=$(printf '%s' "$final" | awk '/^\{ id: sys_read / { for (i = 1; i <= NF; i++) if ($i == "hitcount:") s += $(i + 1) } END { print s + 0 }')
+counted=$(printf '%s' "$final" | dd_reads)
 lost=$(grep '^# lost:' "$tmp/err" "$tmp/out" 2>/dev/null | tail -n 1 | sed -n 's/.*total \([0-9]*\) events.*/\1/p')
 lost=${lost:-0}
 left=$(ls "$T/instances" 2>/dev/null | grep -c "^hist-live\.$pid\$")
