@@ -81,7 +81,7 @@ static inline int before(const struct pstream *a, const struct pstream *b)
 	return x < y || (x == y && a->cpu < b->cpu);
 }
 
-static void heap_set(struct hist__perf *p, uint32_t i, struct pstream *s)
+static HIST__ALWAYS_INLINE void heap_set(struct hist__perf *p, uint32_t i, struct pstream *s)
 {
 	p->heap[i] = s;
 	s->hpos = i;
@@ -98,7 +98,7 @@ static void sift_up(struct hist__perf *p, uint32_t i)
 	heap_set(p, i, s);
 }
 
-static void sift_down(struct hist__perf *p, uint32_t i)
+static HIST__ALWAYS_INLINE void sift_down(struct hist__perf *p, uint32_t i)
 {
 	struct pstream *s = p->heap[i];
 
@@ -118,21 +118,23 @@ static void sift_down(struct hist__perf *p, uint32_t i)
 }
 
 /*
- * Queue entry E (time TS) on CPU's stream.  A CPU's records come in time
- * order from its buffer; one that does not (a per-thread recording, whose
- * buffers are per task) goes back to its place among the pending ones.
+ * Queue entry E (time TS) on CPU's stream: queue_push()'s general case.
+ * A CPU's records come in time order from its buffer; one that does not
+ * (a per-thread recording, whose buffers are per task) goes back to its
+ * place among the pending ones.
  */
-static int queue_push(struct hist_tracedat *td, uint32_t cpu, uint64_t e, uint64_t ts)
+static HIST__NOINLINE int queue_push_slow(struct hist_tracedat *td, uint32_t cpu, uint64_t e,
+					  uint64_t ts)
 {
 	struct hist__perf *p = td->perf;
 	struct pstream *s;
 	size_t k;
 
-	if (hist__likely(cpu == p->last_cpu && p->last_st))
+	if (cpu == p->last_cpu && p->last_st)
 		s = p->last_st;
 	else if (!(s = stream_of(td, cpu)))
 		return hist__perf_err(td, -HIST_ENOMEM, "out of memory (record queue)");
-	if (hist__unlikely(s->n == s->cap)) {
+	if (s->n == s->cap) {
 		if (s->head > s->cap / 2) {
 			/* most of it went out: slide the pending part down */
 			memmove(s->q, s->q + s->head, (s->n - s->head) * sizeof(*s->q));
@@ -143,7 +145,7 @@ static int queue_push(struct hist_tracedat *td, uint32_t cpu, uint64_t e, uint64
 		}
 	}
 	k = s->n++;
-	while (hist__unlikely(k > s->head && s->q[k - 1].ts > ts)) {
+	while (k > s->head && s->q[k - 1].ts > ts) {
 		s->q[k] = s->q[k - 1];
 		k--;
 	}
@@ -169,6 +171,29 @@ static int queue_push(struct hist_tracedat *td, uint32_t cpu, uint64_t e, uint64
 		sift_up(p, s->hpos);	/* a new front, earlier than the old */
 	}
 	return 0;
+}
+
+/*
+ * Queue entry E (time TS) on CPU's stream.  Every sample comes here: the
+ * common case (the CPU of the record before, room in its queue, pending
+ * records there, none later than TS) is an append that changes neither
+ * the stream's front nor the heap; the rest goes out of line.
+ */
+static HIST__ALWAYS_INLINE int queue_push(struct hist_tracedat *td, uint32_t cpu, uint64_t e,
+					  uint64_t ts)
+{
+	struct hist__perf *p = td->perf;
+	struct pstream *s = p->last_st;
+
+	if (hist__likely(cpu == p->last_cpu && s && s->n < s->cap && s->hpos != UINT32_MAX &&
+			 s->q[s->n - 1].ts <= ts)) {
+		s->q[s->n].ts = ts;
+		s->q[s->n++].e = e;
+		if (ts > p->max_ts)
+			p->max_ts = ts;
+		return 0;
+	}
+	return queue_push_slow(td, cpu, e, ts);
 }
 
 /* Time stamp of a LOST/LOST_SAMPLES entry (0 without a sample_id trailer). */
@@ -563,6 +588,69 @@ static int compressed(struct hist_tracedat *td, const uint8_t *r, uint32_t size,
 }
 
 /*
+ * Let take_fast() read the next samples of attribute AI (A), whose sample
+ * R was just taken: when the file is little-endian (as every machine perf
+ * records on today) and A's samples hold neither read values nor a
+ * callchain, so that its RAW data is at a fixed place.
+ */
+static void fast_set(struct hist__perf *p, const struct pattr *a, uint32_t ai,
+		     const uint8_t *r)
+{
+	const struct pattr *a0 = &p->attrs[0];
+	uint32_t idpos = 0, min;
+
+	p->f_min = UINT32_MAX;
+	if (p->be || (a->sample_type & (S_READ | S_CALLCHAIN)) || a->s_cpu < 0 || a->s_time < 0)
+		return;
+	/* where rec_attr() finds the id; fast_set() follows a sample it
+	 * placed, so the layout is one it knows */
+	if (p->nr_attrs > 1)
+		idpos = a0->sample_type & S_IDENTIFIER ? 8 : (uint32_t)a0->s_id;
+	/* RAW's size and its common fields (check_sample()), the id, CPU
+	 * and time: all within a sample of f_min bytes */
+	min = a->s_var + 4 + 8;
+	if (idpos && idpos + 8 > min)
+		min = idpos + 8;
+	p->f_idpos = idpos;
+	p->f_id = idpos ? hist__get64(r + idpos, 0) : 0;
+	p->f_raw = a->s_var;
+	p->f_cpu = (uint32_t)a->s_cpu;
+	p->f_time = (uint32_t)a->s_time;
+	p->f_attr = (uint64_t)ai << 48;
+	p->f_min = min;
+}
+
+/*
+ * The common sample, before walk()'s general switch: one of the attribute
+ * fast_set() noted (perf writes a CPU's buffer at a time, so runs of one
+ * event id are long), taken with the checks check_sample() makes of it.
+ * 1 if it was taken (*RET: queue_push()'s answer), 0 for the general path,
+ * which also says what is wrong with a bad one.
+ */
+static HIST__ALWAYS_INLINE int take_fast(struct hist_tracedat *td, const uint8_t *r,
+					 uint32_t type, uint32_t size, uint64_t off, int *ret)
+{
+	struct hist__perf *p = td->perf;
+	uint32_t n, cpu;
+
+	if (type != R_SAMPLE || size < p->f_min ||
+	    (p->f_idpos && hist__get64(r + p->f_idpos, 0) != p->f_id))
+		return 0;
+	n = hist__get32(r + p->f_raw, 0);
+	cpu = hist__get32(r + p->f_cpu, 0);
+	if (n < 8 || n > size - p->f_raw - 4 || cpu >= MAX_CPUS)
+		return 0;
+	*ret = queue_push(td, cpu, off | p->f_attr, hist__get64(r + p->f_time, 0));
+	return 1;
+}
+
+/* The metadata record at OFF was taken on an earlier pass (a rewind). */
+static int seen(const struct hist__perf *p, int nested, uint64_t off)
+{
+	return nested ? p->replay_chunk : off < p->seen_to;
+}
+
+/*
  * Walk the records in [START, END) (offsets in the file, or past it in
  * dbuf); *STOP is where the walk stopped.  A record whose size makes no
  * sense ends it at END: what follows cannot be found.  NESTED
@@ -578,14 +666,10 @@ static int walk(struct hist_tracedat *td, uint64_t start, uint64_t end, int nest
 	int ret;
 
 	for (; off < end; *stop = off) {
-		if (round_stop && p->rounds >= round_stop)
-			return 0;
 		const uint8_t *r;
 		uint32_t type, size, ai, cpu;
 		const struct pattr *a;
 		uint64_t e, ts;
-		/* metadata already taken on an earlier pass (rewind) */
-		int seen = nested ? p->replay_chunk : off < p->seen_to;
 
 		if (nested && (end - off < 8 || hist__get16(at(p, off) + 6, p->be) > end - off)) {
 			*stop = off;
@@ -616,6 +700,12 @@ static int walk(struct hist_tracedat *td, uint64_t start, uint64_t end, int nest
 			p->trunc_pending = 1;
 			*stop = end;
 			return 0;
+		}
+		if (take_fast(td, r, type, size, off, &ret)) {
+			if (ret)
+				return ret;
+			off += size;
+			continue;
 		}
 		switch (type) {
 		case R_SAMPLE:
@@ -648,6 +738,7 @@ static int walk(struct hist_tracedat *td, uint64_t start, uint64_t end, int nest
 			if ((ret = queue_push(td, cpu, off | (uint64_t)ai << 48,
 					      a->s_time >= 0 ? g64(p, r + a->s_time) : 0)))
 				return ret;
+			fast_set(p, a, ai, r);
 			break;
 		case R_LOST:
 		case R_LOST_SAMPLES: {
@@ -721,9 +812,9 @@ static int walk(struct hist_tracedat *td, uint64_t start, uint64_t end, int nest
 			p->safe = p->round_max;
 			p->round_max = p->max_ts;
 			p->rounds++;
-			break;
+			goto round_done;
 		case R_ID_INDEX:
-			if (size >= 16 && !seen) {
+			if (size >= 16 && !seen(p, nested, off)) {
 				uint64_t n = g64(p, r + 8), k;
 
 				if (n > (size - 16) / 32)
@@ -738,8 +829,11 @@ static int walk(struct hist_tracedat *td, uint64_t start, uint64_t end, int nest
 			}
 			break;
 		case R_HEADER_ATTR:
-			if (!seen && (ret = hist__perf_pipe_attr(td, r, size, off)))
+			if (!seen(p, nested, off) &&
+			    (ret = hist__perf_pipe_attr(td, r, size, off)))
 				return ret;
+			/* a new attribute may move where rec_attr() finds ids */
+			p->f_min = UINT32_MAX;
 			break;
 		case R_HEADER_TRACING_DATA: {
 			uint64_t n;
@@ -769,11 +863,17 @@ static int walk(struct hist_tracedat *td, uint64_t start, uint64_t end, int nest
 			if ((ret = compressed(td, r, size, off)))
 				return ret;
 			/* compressed() may move dbuf; r is not used again */
-			break;
+			goto round_done;
 		default:
 			break;
 		}
 		off += size;
+		continue;
+round_done:
+		/* a round ends here, or in the compressed records just read */
+		off += size;
+		if (round_stop && p->rounds >= round_stop)
+			break;
 	}
 	*stop = off;
 	return 0;
@@ -851,6 +951,7 @@ int hist__perf_open(struct hist_tracedat *td)
 	p->pipe = g64(p, td->map + 8) == 16;
 	p->last_cpu = UINT32_MAX;
 	p->last_off = UINT64_MAX;
+	p->f_min = UINT32_MAX;
 	p->dbase = p->map_len;
 	if (p->pipe) {
 		p->dstart = 16;
@@ -954,41 +1055,105 @@ void hist__perf_reset(struct hist_tracedat *td)
 	p->chain_nr = 0;
 }
 
-/* Decode the sample E (checked when it was queued) into REC. */
-static inline void decode(struct hist__perf *p, uint64_t e, uint32_t cpu,
-			  struct hist_ftrace_record *rec)
+/*
+ * Where the RAW data of sample R of attribute A starts when it has read
+ * values or a callchain before it (notes the callchain).
+ */
+static HIST__NOINLINE uint32_t var_raw_pos(struct hist__perf *p, const struct pattr *a,
+					   const uint8_t *r)
+{
+	uint32_t pos = a->s_var, n;
+
+	if (a->sample_type & S_READ) {
+		uint64_t per = 1 + !!(a->read_format & RF_ID) + !!(a->read_format & RF_LOST);
+		uint64_t more = !!(a->read_format & RF_ENABLED) + !!(a->read_format & RF_RUNNING);
+
+		if (a->read_format & RF_GROUP)
+			pos += (uint32_t)(8 * (1 + more + g64(p, r + pos) * per));
+		else
+			pos += (uint32_t)(8 * (per + more));
+	}
+	if (a->sample_type & S_CALLCHAIN) {
+		n = (uint32_t)g64(p, r + pos);
+		p->chain = r + pos + 8;
+		p->chain_nr = n;
+		pos += 8 + 8 * n;
+	}
+	return pos;
+}
+
+/*
+ * Decode the sample E at time TS (checked when it was queued) into REC.
+ * BE is p->be, a constant in each of the two copies the callers make.
+ */
+static HIST__ALWAYS_INLINE void decode(struct hist__perf *p, uint64_t e, uint64_t ts,
+				       uint32_t cpu, struct hist_ftrace_record *rec, const int be)
 {
 	const struct pattr *a = &p->attrs[E_ATTR(e)];
 	uint64_t off = e & E_OFF_MASK;
 	const uint8_t *r = at(p, off);
-	uint32_t pos = a->s_var, n;
+	uint32_t pos = a->s_var;
 
-	if (hist__unlikely(a->sample_type & (S_READ | S_CALLCHAIN))) {
-		if (a->sample_type & S_READ) {
-			uint64_t per = 1 + !!(a->read_format & RF_ID) +
-				       !!(a->read_format & RF_LOST);
-			uint64_t more = !!(a->read_format & RF_ENABLED) +
-					!!(a->read_format & RF_RUNNING);
-
-			if (a->read_format & RF_GROUP)
-				pos += (uint32_t)(8 * (1 + more + g64(p, r + pos) * per));
-			else
-				pos += (uint32_t)(8 * (per + more));
-		}
-		if (a->sample_type & S_CALLCHAIN) {
-			n = (uint32_t)g64(p, r + pos);
-			p->chain = r + pos + 8;
-			p->chain_nr = n;
-			pos += 8 + 8 * n;
-		}
-	}
-	n = g32(p, r + pos);
+	if (hist__unlikely(a->sample_type & (S_READ | S_CALLCHAIN)))
+		pos = var_raw_pos(p, a, r);
 	rec->data = r + pos + 4;
-	rec->len = n;
-	rec->type = hist__get16(r + pos + 4, p->be);
+	rec->len = hist__get32(r + pos, be);
+	rec->type = hist__get16(r + pos + 4, be);
 	rec->cpu = cpu;
-	rec->ts = a->s_time >= 0 ? g64(p, r + a->s_time) : 0;
+	rec->ts = ts;		/* read from the sample when it was queued */
 	rec->file_offset = off;
+}
+
+/*
+ * hist__perf_next()'s slow path: read on until the front record may go
+ * out.  1: it may; 0: the end of the records (after the message kept for
+ * it); negative: an error.
+ */
+static HIST__NOINLINE int next_refill(struct hist_tracedat *td)
+{
+	struct hist__perf *p = td->perf;
+	int ret;
+
+	while (!p->eof && (!p->nr_heap || p->heap[0]->q[p->heap[0]->head].ts > p->safe))
+		if ((ret = walk_some(td)))
+			return ret;
+	if (p->nr_heap)
+		return 1;	/* at the end everything may go (safe is the maximum) */
+	/* what went wrong, once, after every good record */
+	if (p->bad_pending) {
+		p->bad_pending = 0;
+		return hist__perf_err(td, -HIST_EINVAL, "%s%s", p->bad,
+				      p->nr_bad > 1 ? " (and more samples like it)" : "");
+	}
+	if (p->trunc_pending) {
+		p->trunc_pending = 0;
+		return hist__perf_err(td, -HIST_EINVAL, "%s", p->trunc);
+	}
+	return 0;
+}
+
+/*
+ * How many records ahead in its stream the merge prefetches one.  A
+ * record is read again by the merge a round after the walk touched it,
+ * and perf record's rounds run to megabytes (half the bytes of the file
+ * `hist-bench --perf` records are in rounds of 4 MB or more, past L2):
+ * without it the load of the RAW size in decode() took half of
+ * hist__perf_next()'s time (perf record -e cpu-clock; perf annotate).
+ * The two lines: the RAW size and common fields, and the payload after.
+ */
+#define PF_AHEAD 8
+
+/* A LOST or LOST_SAMPLES entry E of stream S went out. */
+static HIST__NOINLINE void take_lost(struct hist_tracedat *td, struct pstream *s, uint64_t e)
+{
+	struct hist__perf *p = td->perf;
+	const uint8_t *r = at(p, e & E_OFF_MASK);
+	uint64_t n = g64(p, r + (g32(p, r) == R_LOST ? 16 : 8));
+
+	/* LOST counts events the kernel could not write; LOST_SAMPLES (the
+	 * kernel's) samples it dropped: both are losses */
+	add_lost(td, s->cpu, n);
+	s->drop_next += n;
 }
 
 int hist__perf_next(struct hist_tracedat *td, struct hist_ftrace_record *rec)
@@ -1000,33 +1165,19 @@ int hist__perf_next(struct hist_tracedat *td, struct hist_ftrace_record *rec)
 		struct pstream *s;
 		struct qent q;
 
-		if (hist__unlikely(!p->nr_heap || p->heap[0]->q[p->heap[0]->head].ts > p->safe)) {
-			if (!p->eof) {
-				if ((ret = walk_some(td)))
-					return ret;
-				continue;
-			}
-			if (p->nr_heap)
-				goto take;
-			/* what went wrong, once, after every good record */
-			if (p->bad_pending) {
-				p->bad_pending = 0;
-				return hist__perf_err(td, -HIST_EINVAL, "%s%s", p->bad,
-					    p->nr_bad > 1 ? " (and more samples like it)" : "");
-			}
-			if (p->trunc_pending) {
-				p->trunc_pending = 0;
-				return hist__perf_err(td, -HIST_EINVAL, "%s", p->trunc);
-			}
-			return 0;
-		}
-take:
+		if (hist__unlikely(!p->nr_heap || p->heap[0]->q[p->heap[0]->head].ts > p->safe) &&
+		    (ret = next_refill(td)) <= 0)
+			return ret;
 		s = p->heap[0];
 		q = s->q[s->head++];
 		if (hist__likely(s->head < s->n)) {
 			sift_down(p, 0);
-			/* the stream's next record: wanted soon, likely out of L1 */
-			__builtin_prefetch(at(p, s->q[s->head].e & E_OFF_MASK) + 56);
+			if (hist__likely(s->head + PF_AHEAD < s->n)) {
+				const uint8_t *ahead = at(p, s->q[s->head + PF_AHEAD].e & E_OFF_MASK);
+
+				__builtin_prefetch(ahead + 56);
+				__builtin_prefetch(ahead + 56 + 48);
+			}
 		} else {
 			s->head = s->n = 0;
 			s->hpos = UINT32_MAX;
@@ -1036,18 +1187,15 @@ take:
 			}
 		}
 		if (hist__unlikely(q.e & E_LOST)) {
-			const uint8_t *r = at(p, q.e & E_OFF_MASK);
-			uint64_t n = g64(p, r + (g32(p, r) == R_LOST ? 16 : 8));
-
-			/* LOST counts events the kernel could not write; LOST_SAMPLES
-			 * (the kernel's) samples it dropped: both are losses */
-			add_lost(td, s->cpu, n);
-			s->drop_next += n;
+			take_lost(td, s, q.e);
 			continue;
 		}
 		p->chain = NULL;
 		p->chain_nr = 0;
-		decode(p, q.e, s->cpu, rec);
+		if (hist__likely(!p->be))
+			decode(p, q.e, q.ts, s->cpu, rec, 0);
+		else
+			decode(p, q.e, q.ts, s->cpu, rec, 1);
 		/* gated out: the CPU's losses stay for its next record */
 		if (hist__unlikely(p->gate_on) && !gate_pass(p, rec))
 			continue;
@@ -1076,7 +1224,7 @@ int hist__perf_peek_cpu(const struct hist_tracedat *td, uint32_t cpu,
 		if (s->q[i].e & E_LOST)
 			continue;
 		/* decode() notes the callchain; peeking must not */
-		decode(p, s->q[i].e, cpu, rec);
+		decode(p, s->q[i].e, s->q[i].ts, cpu, rec, p->be);
 		p->chain = chain;
 		p->chain_nr = nr;
 		if (p->gate_on && !gate_pass(p, rec))

@@ -210,6 +210,15 @@ struct hist__perf {
 	int g_last_in;
 	size_t g_last_nr;	/* nr_pids when g_last_* was found */
 
+	/*
+	 * walk()'s fast path (take_fast()): the attribute of a sample taken
+	 * before, its id (at f_idpos; f_idpos 0: the only attribute) and
+	 * where its fields are; a sample shorter than f_min (UINT32_MAX:
+	 * none set) takes the general path.
+	 */
+	uint32_t f_min, f_idpos, f_raw, f_cpu, f_time;
+	uint64_t f_id, f_attr;	/* f_attr: the attribute index << 48 */
+
 	uint64_t nr_bad;	/* samples skipped */
 	char bad[200];		/* message for the first of them */
 	int bad_pending;
