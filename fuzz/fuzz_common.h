@@ -43,11 +43,15 @@
 #define FZ_MAX_COMMANDS 48
 #define FZ_LINE_MAX 8192
 
+/* The four fields every ftrace event starts with (struct trace_entry). */
+#define FZ_COMMON_FIELDS                                                     \
+	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },        \
+	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },        \
+	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT }, \
+	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT }
+
 static const struct hist_field_desc fz_sched_switch[] = {
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
+	FZ_COMMON_FIELDS,
 	{ "prev_comm", "char[16]", 8, 16, 1, HIST_FIELD_STRING },
 	{ "prev_pid", "pid_t", 24, 4, 1, HIST_FIELD_INT },
 	{ "prev_prio", "int", 28, 4, 1, HIST_FIELD_INT },
@@ -59,10 +63,7 @@ static const struct hist_field_desc fz_sched_switch[] = {
 
 /* sched_waking, sched_wakeup */
 static const struct hist_field_desc fz_sched_wake[] = {
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
+	FZ_COMMON_FIELDS,
 	{ "comm", "char[16]", 8, 16, 1, HIST_FIELD_STRING },
 	{ "pid", "pid_t", 24, 4, 1, HIST_FIELD_INT },
 	{ "prio", "int", 28, 4, 1, HIST_FIELD_INT },
@@ -70,10 +71,7 @@ static const struct hist_field_desc fz_sched_wake[] = {
 };
 
 static const struct hist_field_desc fz_sched_fork[] = {
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
+	FZ_COMMON_FIELDS,
 	{ "parent_comm", "char[16]", 8, 16, 1, HIST_FIELD_STRING },
 	{ "parent_pid", "pid_t", 24, 4, 1, HIST_FIELD_INT },
 	{ "child_comm", "char[16]", 28, 16, 1, HIST_FIELD_STRING },
@@ -81,30 +79,21 @@ static const struct hist_field_desc fz_sched_fork[] = {
 };
 
 static const struct hist_field_desc fz_sched_exec[] = {
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
+	FZ_COMMON_FIELDS,
 	{ "filename", "__data_loc char[]", 8, 4, 1, HIST_FIELD_DYN_STRING },
 	{ "pid", "pid_t", 12, 4, 1, HIST_FIELD_INT },
 	{ "old_pid", "pid_t", 16, 4, 1, HIST_FIELD_INT },
 };
 
 static const struct hist_field_desc fz_sched_exit[] = {
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
+	FZ_COMMON_FIELDS,
 	{ "comm", "char[16]", 8, 16, 1, HIST_FIELD_STRING },
 	{ "pid", "pid_t", 24, 4, 1, HIST_FIELD_INT },
 	{ "prio", "int", 28, 4, 1, HIST_FIELD_INT },
 };
 
 static const struct hist_field_desc fz_kmalloc[] = {
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
+	FZ_COMMON_FIELDS,
 	{ "call_site", "unsigned long", 8, 8, 0, HIST_FIELD_INT },
 	{ "ptr", "const void *", 16, 8, 0, HIST_FIELD_INT },
 	{ "bytes_req", "size_t", 24, 8, 0, HIST_FIELD_INT },
@@ -114,28 +103,19 @@ static const struct hist_field_desc fz_kmalloc[] = {
 };
 
 static const struct hist_field_desc fz_sys_enter[] = {
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
+	FZ_COMMON_FIELDS,
 	{ "id", "long", 8, 8, 1, HIST_FIELD_INT },
 	{ "args", "unsigned long[6]", 16, 48, 0, HIST_FIELD_ARRAY },
 };
 
 static const struct hist_field_desc fz_sys_exit[] = {
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
+	FZ_COMMON_FIELDS,
 	{ "id", "long", 8, 8, 1, HIST_FIELD_INT },
 	{ "ret", "long", 16, 8, 1, HIST_FIELD_INT },
 };
 
 static const struct hist_field_desc fz_openat[] = {
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
+	FZ_COMMON_FIELDS,
 	{ "__syscall_nr", "int", 8, 4, 1, HIST_FIELD_INT },
 	{ "dfd", "int", 16, 8, 0, HIST_FIELD_INT },
 	{ "filename", "const char *", 24, 8, 0, HIST_FIELD_PTR_STRING },
@@ -144,20 +124,14 @@ static const struct hist_field_desc fz_openat[] = {
 };
 
 static const struct hist_field_desc fz_print[] = {
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
+	FZ_COMMON_FIELDS,
 	{ "ip", "unsigned long", 8, 8, 0, HIST_FIELD_INT },
 	{ "buf", "char[]", 16, 0, 1, HIST_FIELD_FLEX_STRING },
 };
 
 /* Not a real event: one field of every kind and size, for the accessors. */
 static const struct hist_field_desc fz_kinds[] = {
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
+	FZ_COMMON_FIELDS,
 	{ "s8", "s8", 8, 1, 1, HIST_FIELD_INT },
 	{ "u8", "u8", 9, 1, 0, HIST_FIELD_INT },
 	{ "s16", "s16", 10, 2, 1, HIST_FIELD_INT },

@@ -13,11 +13,15 @@
 
 #include <string.h>
 
+/* The four fields every ftrace event starts with (struct trace_entry). */
+#define T_COMMON_FIELDS                                                      \
+	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },        \
+	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },        \
+	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT }, \
+	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT }
+
 static const struct hist_field_desc switch_fields[] = {
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
+	T_COMMON_FIELDS,
 	{ "prev_comm", "char[16]", 8, 16, 1, HIST_FIELD_STRING },
 	{ "prev_pid", "pid_t", 24, 4, 1, HIST_FIELD_INT },
 	{ "prev_prio", "int", 28, 4, 1, HIST_FIELD_INT },
@@ -29,10 +33,7 @@ static const struct hist_field_desc switch_fields[] = {
 
 /* sched_waking and sched_wakeup */
 static const struct hist_field_desc waking_fields[] = {
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
+	T_COMMON_FIELDS,
 	{ "comm", "char[16]", 8, 16, 1, HIST_FIELD_STRING },
 	{ "pid", "pid_t", 24, 4, 1, HIST_FIELD_INT },
 	{ "prio", "int", 28, 4, 1, HIST_FIELD_INT },
@@ -40,10 +41,7 @@ static const struct hist_field_desc waking_fields[] = {
 };
 
 static const struct hist_field_desc kmalloc_fields[] = {
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
+	T_COMMON_FIELDS,
 	{ "call_site", "unsigned long", 8, 8, 0, HIST_FIELD_INT },
 	{ "ptr", "const void *", 16, 8, 0, HIST_FIELD_INT },
 	{ "bytes_req", "size_t", 24, 8, 0, HIST_FIELD_INT },
@@ -65,10 +63,7 @@ struct kv_rec {
 };
 
 static const struct hist_field_desc kv_fields[] = {
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
+	T_COMMON_FIELDS,
 	{ "key", "u64", 8, 8, 0, HIST_FIELD_INT },
 	{ "val", "u64", 16, 8, 0, HIST_FIELD_INT },
 	{ "name", "char[16]", 24, 16, 1, HIST_FIELD_STRING },

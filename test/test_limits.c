@@ -8,6 +8,7 @@
  * words pointing outside the record.
  */
 #include "harness.h"
+#include "test_events.h"
 #include "libhist.h"
 #include "hist_synth.h"
 
@@ -20,10 +21,7 @@
 #define OFF_DATA 72
 
 static const struct hist_field_desc fields[] = {
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
+	T_COMMON_FIELDS,
 	{ "pid", "pid_t", 8, 4, 1, HIST_FIELD_INT },
 	{ "a", "u64", 16, 8, 0, HIST_FIELD_INT },
 	{ "b", "u64", 24, 8, 0, HIST_FIELD_INT },

@@ -12,6 +12,7 @@
  * sanitizer builds see any use of a retired array or trigger.
  */
 #include "harness.h"
+#include "test_events.h"
 #include "libhist.h"
 #include "util.h"
 
@@ -19,10 +20,7 @@
 #include <stdlib.h>
 
 static const struct hist_field_desc fields[] = {
-	{ "common_type", "unsigned short", 0, 2, 0, HIST_FIELD_INT },
-	{ "common_flags", "unsigned char", 2, 1, 0, HIST_FIELD_INT },
-	{ "common_preempt_count", "unsigned char", 3, 1, 0, HIST_FIELD_INT },
-	{ "common_pid", "int", 4, 4, 1, HIST_FIELD_INT },
+	T_COMMON_FIELDS,
 	{ "pid", "pid_t", 8, 4, 1, HIST_FIELD_INT },
 	{ "a", "u64", 16, 8, 0, HIST_FIELD_INT },
 	{ "b", "u64", 24, 8, 0, HIST_FIELD_INT },
