@@ -61,7 +61,8 @@ $(BUILD)/examples/%: $(BUILD)/examples/%.o $(FTRACE_LIB) $(LIB)
 # --listen (examples/listen/): libmicrohttpd where pkg-config finds it
 MHD_LIBS   := $(shell pkg-config --libs libmicrohttpd 2>/dev/null)
 LISTEN_OBJ := $(BUILD)/examples/listen/listen.o
-$(LISTEN_OBJ): CFLAGS += $(if $(MHD_LIBS),-DHIST_HAVE_MHD $(shell pkg-config --cflags libmicrohttpd))
+MHD_CFLAGS := $(if $(MHD_LIBS),-DHIST_HAVE_MHD $(shell pkg-config --cflags libmicrohttpd))
+$(LISTEN_OBJ): CFLAGS += $(MHD_CFLAGS)
 # examples/common/: the tools' shared sources (the command-file reader, the JSON text)
 TOOL_COMMON_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard examples/common/*.c))
 $(REPLAY): $(REPLAY_SRC:%.c=$(BUILD)/%.o) $(LISTEN_OBJ) $(TOOL_COMMON_OBJ) $(FTRACE_LIB) $(LIB)
