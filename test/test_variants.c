@@ -10,7 +10,8 @@
  * two histograms must agree entry by entry (through hist_reader: every
  * key's text, every value, the totals).  The records have strings with
  * and without a NUL, garbage after the NUL, every integer size and sign,
- * and some are cut short anywhere.  test_every_cell builds a trigger for
+ * and some are cut short anywhere.  .execname keys take the host's comm
+ * of the pid when an entry is created, the same on both paths.  test_every_cell builds a trigger for
  * each combination of the table's dimensions and fails unless every cell
  * of the table was taken by some trigger.
  */
@@ -54,6 +55,15 @@ static int find_event(void *data, const char *sys, const char *name,
 	return 0;
 }
 
+/* Names that repeat across pids, so that .execname keys print the same
+ * name for different pids; pid 0 never gets here (<idle>). */
+static int comm_of(void *data, int32_t pid, char comm[16])
+{
+	(void)data;
+	snprintf(comm, 16, "task-%d", (int)(pid % 7));
+	return 0;
+}
+
 /* ---- records --------------------------------------------------------------- */
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -81,6 +91,8 @@ static void put_str(uint8_t *p, uint32_t size)
 
 /* Integer fields take values below this (and their negatives). */
 static uint64_t int_range = 4;
+/* common_pid: 0 (the default), or 0..PID_RANGE-1 */
+static uint32_t pid_range;
 
 static size_t make_rec(uint8_t *r)
 {
@@ -102,6 +114,11 @@ static size_t make_rec(uint8_t *r)
 				v = -v;
 			memcpy(r + f->offset, &v, f->size);
 		}
+	}
+	if (pid_range) {
+		int32_t pid = (int32_t)(rnd() % pid_range);
+
+		memcpy(r + 4, &pid, 4);
 	}
 	/* the bytes past the record are never part of a key */
 	for (i = REC_LEN; i < REC_LEN + 64; i++)
@@ -206,7 +223,7 @@ static void variant_of(hist_event *ev, char *out, size_t n)
 
 static void compare_opts(const char *cmd, const struct hist_ctx_opts *opts)
 {
-	struct hist_host host = { .find_event = find_event };
+	struct hist_host host = { .find_event = find_event, .comm = comm_of };
 	hist_ctx *ctx = hist_ctx_create(&host, opts, NULL);
 	hist_event *fast = ctx ? hist_event_lookup(ctx, "w", "fast") : NULL;
 	hist_event *gen = ctx ? hist_event_lookup(ctx, "w", "gen") : NULL;
@@ -321,6 +338,22 @@ static void test_plain_keys(void)
 	int_range = 4;
 }
 
+/*
+ * .execname: the comm variants (a new key saves the comm through the
+ * short half), over pids enough to fill the map and to meet keys past
+ * their start slot; with a filter, the general simple path.
+ */
+static void test_execname_keys(void)
+{
+	pid_range = 3000;
+	compare("hist:keys=common_pid.execname");
+	compare("hist:keys=common_pid.execname:vals=u64");
+	compare("hist:keys=common_pid.execname:vals=u64,s8:sort=u64");
+	compare("hist:keys=common_pid.execname:vals=u32:size=256");
+	compare("hist:keys=common_pid.execname if u8 < 100");
+	pid_range = 0;
+}
+
 /* Keys the variant does not take: a modifier that changes the value. */
 static void test_other_keys(void)
 {
@@ -377,6 +410,15 @@ static void test_every_cell(void)
 					 wide_vals[n]);
 				compare_opts(cmd, &looks[l]);
 			}
+	/* .execname: the comm cells */
+	pid_range = 3000;
+	for (n = 0; n < 3; n++)
+		for (l = 0; l < 3; l++) {
+			snprintf(cmd, sizeof(cmd), "hist:keys=common_pid.execname%s%s",
+				 simple_vals[n], sizes[l]);
+			compare_opts(cmd, &looks[l]);
+		}
+	pid_range = 0;
 	records = 30000;
 	for (i = 0; (v = hist__variant_at(i)) != NULL; i++) {
 		hist__sb_init_buf(&sb, name, sizeof(name));
@@ -402,6 +444,7 @@ int main(void)
 	T_RUN(test_other_keys);
 	T_RUN(test_filtered);
 	T_RUN(test_plain_keys);
+	T_RUN(test_execname_keys);
 	T_RUN(test_every_cell);
 	return T_DONE();
 }

@@ -265,7 +265,7 @@ struct hist__trigger **hist__event_tlist_head(struct hist_event *ev) HIST__INTER
  * specialised.  Each is a cell of one table whose dimensions these are;
  * variants.c's top comment says what each means.
  */
-enum hist__vfamily { HIST__VF_SIMPLE, HIST__VF_FILTERED, HIST__VF_WIDE };
+enum hist__vfamily { HIST__VF_SIMPLE, HIST__VF_FILTERED, HIST__VF_WIDE, HIST__VF_COMM };
 enum hist__vkey {
 	HIST__VK_ANY, HIST__VK_U64, HIST__VK_S32,	/* one integer field */
 	HIST__VK_INTS, HIST__VK_STR, HIST__VK_PARTS,	/* wide keys */
