@@ -774,10 +774,15 @@ static void check_enables(struct state *st)
 	}
 }
 
+/* The sub-buffer size (KiB) where the buffer holds at least 64 of them. */
+#define SUBBUF_KB "16"
+#define SUBBUF_MIN_BUFFER_KB (64 * 16)
+
 /* The buffers' size, watermark and clock, before the ring is opened. */
 static int size_buffers(struct state *st)
 {
 	char num[32];
+	long kb;
 	size_t i, n = host_bind(st->host, st->ctx), nr_kernel = 0;
 	const char *clock = host_clock(st->host);
 	int ret;
@@ -793,10 +798,18 @@ static int size_buffers(struct state *st)
 		host_bound(st->host, i, &sys, &name);
 		nr_kernel += strcmp(sys, "synthetic") != 0;
 	}
-	snprintf(num, sizeof(num), "%ld",
-		 st->buffer_kb ? st->buffer_kb : default_buffer_kb(nr_kernel));
+	kb = st->buffer_kb ? st->buffer_kb : default_buffer_kb(nr_kernel);
+	snprintf(num, sizeof(num), "%ld", kb);
 	if ((ret = set_file(st, "buffer_size_kb", num)))
 		return ret;
+	/* A read of trace_pipe_raw returns one sub-buffer: 16 KiB ones take
+	 * a quarter of the system calls and of the kernel's per-read work
+	 * (bench/live.py, own CPU 56 -> 45 ns per event, medians of 8
+	 * rounds; 64 KiB: 48, a partial sub-buffer is copied whole).  Only
+	 * in a buffer of many (a small -b keeps its granularity of losses),
+	 * and where the kernel can (6.8+; else its page-sized default). */
+	if (kb >= SUBBUF_MIN_BUFFER_KB)
+		tfs_write(&st->tfs, "buffer_subbuf_size_kb", SUBBUF_KB, 1);
 	/* wake the reader at 20% full: the other 80% is its time to get
 	 * a CPU on a busy machine (at 50%, a dd burst on 2 loaded CPUs
 	 * lost 30%); -i and the end read whatever is there */
