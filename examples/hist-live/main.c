@@ -178,6 +178,11 @@ struct state {
 	uint64_t *printed_lost;	/* per CPU: the losses at the last print */
 	sigset_t wait_mask;	/* the mask while waiting: our signals open */
 	sigset_t orig_mask;	/* COMMAND gets this one */
+	/* feed(): the event of the last record type fed (a run of records
+	 * is mostly of one type), and whether records carry stacks */
+	uint32_t feed_type;
+	hist_event *feed_ev;
+	int stacks;
 };
 
 static volatile sig_atomic_t stop_sig, child_changed;
@@ -388,20 +393,21 @@ static int clear_all(struct state *st, int quiet_fail)
 
 /* ---- feeding ---------------------------------------------------------- */
 
+/* Per record: what is per event type or per run is looked up once. */
 static void feed(void *arg, const struct hist_ftrace_record *rec)
 {
 	struct state *st = arg;
-	hist_event *ev = host_event_by_id(st->host, rec->type);
-	struct hist_hit hit;
+	struct hist_hit hit = { .ts = rec->ts, .cpu = rec->cpu, .pid = -1 };
 
-	if (!ev)
+	if (rec->type != st->feed_type) {
+		st->feed_type = rec->type;
+		st->feed_ev = host_event_by_id(st->host, rec->type);
+	}
+	if (!st->feed_ev)
 		return;
-	memset(&hit, 0, sizeof(hit));
-	hit.ts = rec->ts;
-	hit.cpu = rec->cpu;
-	hit.pid = -1;
-	hit.stack = ring_stack(st->ring, &hit.nr_stack);
-	hist_event_hit(ev, rec->data, rec->len, &hit);
+	if (st->stacks)
+		hit.stack = ring_stack(st->ring, &hit.nr_stack);
+	hist_event_hit(st->feed_ev, rec->data, rec->len, &hit);
 }
 
 static long drain(struct state *st, int final)
@@ -791,6 +797,8 @@ static int size_buffers(struct state *st)
 		fprintf(stderr, PROG ": no trigger to run\n");
 		return -EINVAL;
 	}
+	st->feed_type = UINT32_MAX;	/* no record has this type */
+	st->feed_ev = NULL;
 	check_enables(st);
 	for (i = 0; i < n; i++) {
 		const char *sys, *name;
@@ -859,6 +867,7 @@ static int start_tracing(struct state *st)
 			return ret;
 		}
 		ring_set_stack_type(st->ring, (int)strtol(id + 5, NULL, 10));
+		st->stacks = 1;
 		free(fmt);
 	}
 	for (i = 0; i < n; i++) {
