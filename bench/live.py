@@ -4,7 +4,8 @@
 
 The same aggregation (system calls of dd counted per comm: the kernel's
 raw_syscalls/sys_enter, filtered on comm) on the same workload (dd if=/dev/zero
-of=/dev/null bs=1 count=N: about 2N system calls), rounds interleaved:
+of=/dev/null bs=1 count=N: about 2N system calls), rounds interleaved (each
+round starts with the next tool):
 
   dd alone                 dd's CPU (user + system) is the baseline;
   dd under TOOL            dd's CPU minus the baseline is the work the kernel's
@@ -16,12 +17,16 @@ of=/dev/null bs=1 count=N: about 2N system calls), rounds interleaved:
 
 Counts must agree within the losses hist-live reports.  Then the idle cost:
 hist-live's own CPU over IDLE seconds with the trigger on and no dd.
+--also LABEL=PATH adds another hist-live binary (an older build, say) to
+every round, beside the others.  "own sys" is the part of the tool's own
+CPU spent in the kernel (for hist-live: reading the pages).
 
 dd runs as a copy named hlbench-dd (its comm): on a shared machine other
 dd processes run meanwhile, and a filter on "dd" would count them too.
 
 Usage (root, tracefs, bpftrace installed: apt-get install -y bpftrace):
   nice bench/live.py [--count N] [--rounds R] [--idle SECONDS] [--hist-live PATH]
+                    [--also LABEL=PATH]...
 """
 import argparse
 import os
@@ -40,11 +45,11 @@ COMM = "hlbench-dd"
 
 
 def proc_cpu(pid):
-    """utime + stime of PID in seconds (/proc/PID/stat)."""
+    """(utime, stime) of PID in seconds (/proc/PID/stat)."""
     with open("/proc/%d/stat" % pid) as f:
         s = f.read()
     fields = s[s.rindex(")") + 2:].split()
-    return (int(fields[11]) + int(fields[12])) / HZ
+    return int(fields[11]) / HZ, int(fields[12]) / HZ
 
 
 def run_dd(count):
@@ -76,22 +81,23 @@ def start_tool(argv, ready, stream):
 
 
 def stop_tool(p):
-    """SIGINT, then the tool's total CPU (rusage) and its output."""
+    """SIGINT, then the tool's total CPU (rusage: user, system) and its output."""
     p.send_signal(signal.SIGINT)
     out = p.stdout.read()
     err = p.stderr.read()
     _, status, ru = os.wait4(p.pid, 0)
     p.returncode = status
-    return ru.ru_utime + ru.ru_stime, out, err
+    return (ru.ru_utime, ru.ru_stime), out, err
 
 
 def under(tool, argv, ready, stream, count):
+    """dd's CPU under TOOL, the tool's own CPU meanwhile (total, system part)."""
     p, early = start_tool(argv, ready, stream)
     time.sleep(0.5)                 # let start-up CPU settle
-    before = proc_cpu(p.pid)
+    u0, s0 = proc_cpu(p.pid)
     dd = run_dd(count)
-    total, out, err = stop_tool(p)
-    return dd, total - before, "".join(early) + out, err
+    (u1, s1), out, err = stop_tool(p)
+    return dd, (u1 - u0) + (s1 - s0), s1 - s0, "".join(early) + out, err
 
 
 def hist_live_count(out):
@@ -114,6 +120,8 @@ def main():
         os.path.dirname(os.path.abspath(__file__)), "..", "build", "hist-live"))
     ap.add_argument("--buffer-kb", default=None,
                     help="hist-live -b (default: its own default)")
+    ap.add_argument("--also", action="append", default=[], metavar="LABEL=PATH",
+                    help="another hist-live binary in every round")
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench: needs root (tracefs, BPF)")
@@ -124,56 +132,68 @@ def main():
     tmp = tempfile.mkdtemp(prefix="hlbench.")
     DD = os.path.join(tmp, COMM)
     shutil.copy(shutil.which("dd"), DD)
-    live = [a.hist_live, "-t",
-            'raw_syscalls/sys_enter hist:keys=common_pid.execname if comm == "%s"' % COMM]
-    if a.buffer_kb:
-        live[1:1] = ["-b", a.buffer_kb]
+    trig = 'raw_syscalls/sys_enter hist:keys=common_pid.execname if comm == "%s"' % COMM
+    lives = [("hist-live", a.hist_live)]
+    for x in a.also:
+        label, _, path = x.partition("=")
+        if not path:
+            sys.exit("bench: --also wants LABEL=PATH, not %r" % x)
+        lives.append((label, path))
     bpf = [bpftrace, "-e",
            'tracepoint:raw_syscalls:sys_enter /comm == "%s"/ { @[comm] = count(); }' % COMM]
 
-    rows = {"dd alone": [], "hist-live": [], "bpftrace": []}
+    rows = {"dd alone": [], "bpftrace": []}
+    for label, _ in lives:
+        rows[label] = []
+    # each round starts one tool later: none is always first after dd alone
+    tools = lives + [("bpftrace", None)]
     for r in range(a.rounds):
         rows["dd alone"].append({"dd": run_dd(a.count)})
-        dd, own, out, err = under("hist-live", live, "running", "err", a.count)
-        hits, lost = hist_live_count(out)
-        rows["hist-live"].append({"dd": dd, "own": own, "events": hits, "lost": lost})
-        dd, own, out, err = under("bpftrace", bpf, "Attaching", "out", a.count)
-        rows["bpftrace"].append({"dd": dd, "own": own, "events": bpftrace_count(out),
-                                 "lost": 0})
-        print("# round %d: dd %.3f s; hist-live dd %.3f + own %.3f s, %d hits + %d lost;"
-              " bpftrace dd %.3f + own %.3f s, %d" %
-              (r + 1, rows["dd alone"][-1]["dd"], rows["hist-live"][-1]["dd"],
-               rows["hist-live"][-1]["own"], hits, lost, rows["bpftrace"][-1]["dd"],
-               rows["bpftrace"][-1]["own"], rows["bpftrace"][-1]["events"]),
-              flush=True)
+        line = "# round %d: dd %.3f s" % (r + 1, rows["dd alone"][-1]["dd"])
+        for label, path in tools[r % len(tools):] + tools[:r % len(tools)]:
+            if path is None:
+                dd, own, sys_, out, err = under(label, bpf, "Attaching", "out", a.count)
+                hits, lost = bpftrace_count(out), 0
+            else:
+                argv = [path] + (["-b", a.buffer_kb] if a.buffer_kb else []) + ["-t", trig]
+                dd, own, sys_, out, err = under(label, argv, "running", "err", a.count)
+                hits, lost = hist_live_count(out)
+            rows[label].append({"dd": dd, "own": own, "sys": sys_, "events": hits,
+                                "lost": lost})
+            line += "; %s dd %.3f + own %.3f s, %d" % (label, dd, own, hits)
+            line += " + %d lost" % lost if path else ""
+        print(line, flush=True)
 
     base = statistics.median(x["dd"] for x in rows["dd alone"])
     print("\nworkload: dd if=/dev/zero of=/dev/null bs=1 count=%d, %d rounds, medians"
           % (a.count, a.rounds))
-    print("%-10s %10s %10s %10s %12s %10s %12s" %
-          ("tool", "dd CPU s", "slowdown s", "own CPU s", "events", "lost", "ns/event"))
-    print("%-10s %10.3f %10s %10s %12s %10s %12s" % ("none", base, "-", "-", "-", "-", "-"))
-    for tool in ("hist-live", "bpftrace"):
+    print("%-10s %10s %10s %10s %10s %12s %10s %12s" %
+          ("tool", "dd CPU s", "slowdown s", "own CPU s", "own sys s", "events", "lost",
+           "ns/event"))
+    print("%-10s %10.3f %10s %10s %10s %12s %10s %12s" % ("none", base, "-", "-", "-", "-",
+                                                          "-", "-"))
+    for tool in [label for label, _ in lives] + ["bpftrace"]:
         v = rows[tool]
         dd = statistics.median(x["dd"] for x in v)
         own = statistics.median(x["own"] for x in v)
+        own_sys = statistics.median(x["sys"] for x in v)
         ev = statistics.median(x["events"] for x in v)
         lost = statistics.median(x["lost"] for x in v)
         per = [((x["dd"] - base) + x["own"]) / max(x["events"], 1) * 1e9 for x in v]
-        print("%-10s %10.3f %10.3f %10.3f %12d %10d %12.0f" %
-              (tool, dd, dd - base, own, ev, lost, statistics.median(per)))
-    hl = rows["hist-live"]
+        print("%-10s %10.3f %10.3f %10.3f %10.3f %12d %10d %12.0f" %
+              (tool, dd, dd - base, own, own_sys, ev, lost, statistics.median(per)))
     bt = rows["bpftrace"]
     agree = all(abs((h["events"] + h["lost"]) - b["events"]) <= max(h["lost"], 200)
-                or h["events"] == b["events"] for h, b in zip(hl, bt))
+                or h["events"] == b["events"]
+                for label, _ in lives for h, b in zip(rows[label], bt))
     print("counts agree within the reported losses: %s" % ("yes" if agree else "NO"))
 
     if a.idle > 0:
-        p, _ = start_tool(live, "running", "err")
+        p, _ = start_tool([a.hist_live, "-t", trig], "running", "err")
         time.sleep(0.5)
-        before = proc_cpu(p.pid)
+        before = sum(proc_cpu(p.pid))
         time.sleep(a.idle)
-        after = proc_cpu(p.pid)
+        after = sum(proc_cpu(p.pid))
         stop_tool(p)
         print("hist-live idle: %.3f s of CPU in %.0f s (%.3f%% of one CPU)" %
               (after - before, a.idle, (after - before) / a.idle * 100))
