@@ -71,6 +71,7 @@ struct cpu_buf {
 	struct ring_loss loss;
 	struct ring_loss base;	/* stats at open */
 	int have_stats;
+	int stats_fd;		/* per_cpu/cpuN/stats, read at offset 0 */
 	uint64_t drain_read;	/* records read since the last stats look */
 	uint64_t last_ts;	/* of the newest record read */
 };
@@ -157,21 +158,19 @@ static int cmp_cpu(const void *a, const void *b)
 	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
 }
 
-/* "overrun: N" and friends of per_cpu/cpuN/stats; 0 or -1. */
-static int read_stats(const struct live_ring *r, uint32_t cpu, struct ring_loss *out)
+/* "overrun: N" and friends of C's per_cpu/cpuN/stats; 0 or -1.  The
+ * file stays open: the kernel writes the text anew for each read at
+ * offset 0, and a drain reads it for every CPU (an open and close each
+ * time was half of its cost). */
+static int read_stats(const struct cpu_buf *c, struct ring_loss *out)
 {
-	char p[PATH_MAX], buf[1024];
+	char buf[1024];
 	const char *s;
 	ssize_t k;
-	int fd;
 
-	if (live_fmt(p, sizeof(p), "%s/cpu%u/stats", r->per_cpu, cpu))
+	if (c->stats_fd < 0)
 		return -1;
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	k = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	k = pread(c->stats_fd, buf, sizeof(buf) - 1, 0);
 	if (k <= 0)
 		return -1;
 	buf[k] = 0;
@@ -232,6 +231,7 @@ struct live_ring *ring_open(struct live_tfs *t, char *err, size_t errlen)
 		r->cpus = v;
 		memset(&v[r->nr_cpus], 0, sizeof(*v));
 		v[r->nr_cpus].fd = fd;
+		v[r->nr_cpus].stats_fd = -1;
 		v[r->nr_cpus].cpu = cpu;
 		r->nr_cpus++;
 	}
@@ -245,8 +245,13 @@ struct live_ring *ring_open(struct live_tfs *t, char *err, size_t errlen)
 	for (i = 0; i < r->nr_cpus; i++) {
 		struct cpu_buf *c = &r->cpus[i];
 
+		char p[PATH_MAX];
+
 		c->loss.cpu = c->base.cpu = c->cpu;
-		c->have_stats = !read_stats(r, c->cpu, &c->base);
+		c->stats_fd = live_fmt(p, sizeof(p), "%s/cpu%u/stats", r->per_cpu, c->cpu)
+				      ? -1
+				      : open(p, O_RDONLY | O_CLOEXEC);
+		c->have_stats = !read_stats(c, &c->base);
 	}
 	open_marker(r, t);
 	return r;
@@ -265,6 +270,8 @@ void ring_close(struct live_ring *r)
 		return;
 	for (i = 0; i < r->nr_cpus; i++) {
 		close(r->cpus[i].fd);
+		if (r->cpus[i].stats_fd >= 0)
+			close(r->cpus[i].stats_fd);
 		free(r->cpus[i].v);
 		free(r->cpus[i].data);
 	}
@@ -519,7 +526,7 @@ static void update_loss(struct live_ring *r, struct cpu_buf *c)
 	struct ring_loss now;
 	uint64_t before = c->loss.lost, got;
 
-	if (c->have_stats && !read_stats(r, c->cpu, &now)) {
+	if (c->have_stats && !read_stats(c, &now)) {
 		c->loss.overrun = now.overrun - c->base.overrun;
 		c->loss.commit_overrun = now.commit_overrun - c->base.commit_overrun;
 		c->loss.dropped = now.dropped - c->base.dropped;
