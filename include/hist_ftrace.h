@@ -331,15 +331,18 @@ int hist_tracedat_sampled(const struct hist_tracedat *td);
 int hist_tracedat_set_kallsyms(struct hist_tracedat *td, const char *text, size_t len);
 
 /*
- * perf.data recorded system-wide (perf record -a): hand out only the
- * records the kernel's event pid filter would pass with set_event_pid =
- * PID and options/event-fork = 1, i.e. what hist triggers of a tracefs
- * instance gated that way see: the events of PID and of every task forked
- * from it (the recording's FORK records), a sched_switch whose previous
- * or next task is one of them, a sched_waking or sched_wakeup(_new) whose
- * woken task is.
+ * A system-wide recording (perf record -a, trace-cmd record without -P):
+ * hand out only the records the kernel's event pid filter would pass with
+ * set_event_pid = PID and options/event-fork = 1, i.e. what hist triggers
+ * of a tracefs instance gated that way see: the events of PID and of
+ * every task forked from it, a sched_switch whose previous or next task
+ * is one of them, a sched_waking or sched_wakeup(_new) whose woken task
+ * is.  The forks come from a perf.data's FORK records, from a trace.dat's
+ * sched_process_fork records as they go by (a trace.dat without them
+ * follows PID alone).
  * PID 0 turns the gate off.  Call before the first hist_tracedat_next()
- * (or rewind after).  0, or -HIST_EINVAL for a trace.dat.
+ * (or rewind after).  Context: the reader's thread; may allocate.
+ * 0, -HIST_EINVAL for a negative PID, or -HIST_ENOMEM.
  */
 int hist_tracedat_set_pid_gate(struct hist_tracedat *td, int32_t pid);
 

@@ -1792,6 +1792,195 @@ static void test_v6_instances(void)
 	free(file);
 }
 
+/* ---- the pid gate over a trace.dat --------------------------------------- */
+
+#define GATE_MAX_PIDS 65536
+#define GATE_MAX_EV 16
+
+struct gate_counts {
+	char name[GATE_MAX_EV][32];
+	uint64_t n[GATE_MAX_EV];
+	int nr;
+};
+
+static void gate_count(struct gate_counts *c, const char *name)
+{
+	int i;
+
+	for (i = 0; i < c->nr; i++)
+		if (!strcmp(c->name[i], name)) {
+			c->n[i]++;
+			return;
+		}
+	if (c->nr == GATE_MAX_EV)
+		return;
+	snprintf(c->name[c->nr], sizeof(c->name[0]), "%s", name);
+	c->n[c->nr++] = 1;
+}
+
+/* The number after KEY ("pid=") in S, -1 if none. */
+static long gate_num(const char *s, const char *key)
+{
+	const char *p = strstr(s, key);
+
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+/* "COMM:PID [PRIO]", as trace-cmd's sched plugin prints a task: PID. */
+static long gate_task(const char *s)
+{
+	const char *br = s ? strstr(s, " [") : NULL, *q = br;
+
+	if (!br)
+		return -1;
+	while (q > s && q[-1] >= '0' && q[-1] <= '9')
+		q--;
+	return q > s && q[-1] == ':' ? strtol(q, NULL, 10) : -1;
+}
+
+/* The woken task's pid: "comm=C pid=P ..." or the plugin's "C:P [PRIO]". */
+static long gate_woken(const char *s)
+{
+	return strstr(s, " pid=") ? gate_num(s, " pid=") : gate_task(s);
+}
+
+static int gate_in(const uint8_t *set, long pid)
+{
+	return pid > 0 && pid < GATE_MAX_PIDS && set[pid];
+}
+
+/*
+ * What the kernel's pid filter with event-fork passes, worked out from
+ * the text of `trace-cmd report` (its own decoding of the file; its sched
+ * plugin prints tasks as "COMM:PID [PRIO]"): events of the set, switches
+ * from or to it, wakeups of it; a fork by one of the set brings the child
+ * in.  *ROOT: the pid that forks most.
+ */
+static int gate_from_report(const char *path, int32_t *root, struct gate_counts *want)
+{
+	char cmd[512], line[1024];
+	uint8_t *set = calloc(GATE_MAX_PIDS, 1);
+	uint32_t *forks = calloc(GATE_MAX_PIDS, sizeof(*forks));
+	int pass, k;
+	FILE *f;
+
+	memset(want, 0, sizeof(*want));
+	for (pass = 0; pass < 2 && set && forks; pass++) {
+		snprintf(cmd, sizeof(cmd), "trace-cmd report %s 2>/dev/null", path);
+		f = popen(cmd, "r");
+		if (!f)
+			break;
+		if (pass)
+			set[*root] = 1;
+		while (fgets(line, sizeof(line), f)) {
+			char *br = strstr(line, " ["), *ev, *colon, *q;
+			long pid;
+
+			/* "COMM-PID [CPU] TS: EVENT: FIELDS" */
+			if (!br || !(ev = strstr(br, "]")) || !(ev = strstr(ev, ": ")))
+				continue;
+			ev += 2;
+			if (!(colon = strchr(ev, ':')))
+				continue;
+			*colon = '\0';
+			for (q = br; q > line && q[-1] == ' '; q--)
+				;
+			while (q > line && q[-1] >= '0' && q[-1] <= '9')
+				q--;
+			pid = strtol(q, NULL, 10);
+			if (!strcmp(ev, "sched_process_fork")) {
+				long parent = gate_num(colon + 1, " pid="), child = gate_num(colon + 1,
+											   "child_pid=");
+
+				if (!pass && parent > 0 && parent < GATE_MAX_PIDS)
+					forks[parent]++;
+				if (pass && gate_in(set, parent) && child > 0 && child < GATE_MAX_PIDS)
+					set[child] = 1;
+			}
+			if (!pass)
+				continue;
+			if (gate_in(set, pid) ||
+			    (!strcmp(ev, "sched_switch") &&
+			     (gate_in(set, gate_task(colon + 1)) ||
+			      gate_in(set, gate_task(strstr(colon + 1, "==> "))))) ||
+			    (!strncmp(ev, "sched_wak", 9) && gate_in(set, gate_woken(colon + 1))))
+				gate_count(want, ev);
+		}
+		if (pclose(f))
+			break;
+		if (!pass)
+			for (k = 1; k < GATE_MAX_PIDS; k++)
+				if (forks[k] > forks[*root])
+					*root = k;
+	}
+	free(set);
+	free(forks);
+	return pass == 2 && *root > 0 ? 0 : -1;
+}
+
+/*
+ * hist_tracedat_set_pid_gate() on a trace.dat: what passes, per event,
+ * is what the kernel's filter would have passed by the report's text,
+ * with the set growing through the recording's sched_process_fork
+ * records; a rewind starts the set over.
+ */
+static void test_pid_gate(void)
+{
+	const char *path = "test/data/sched.v7-zstd.dat";
+	struct gate_counts want, got;
+	struct hist_ftrace_record rec;
+	struct hist_tracedat *td;
+	char msg[256];
+	int32_t root = 0;
+	uint64_t all = 0, n;
+	int i, pass;
+
+	if (system("command -v trace-cmd >/dev/null 2>&1")) {
+		printf("# SKIP pid gate: trace-cmd is not installed\n");
+		return;
+	}
+	T_EQ(gate_from_report(path, &root, &want), 0);
+	td = hist_tracedat_open(path, msg, sizeof(msg));
+	T_ASSERT(td != NULL);
+	if (!td)
+		return;
+	while (hist_tracedat_next(td, &rec) > 0)
+		all++;
+	T_EQ(hist_tracedat_set_pid_gate(td, root), 0);
+	for (pass = 0; pass < 2; pass++) {
+		T_EQ(hist_tracedat_rewind(td), 0);
+		memset(&got, 0, sizeof(got));
+		n = 0;
+		while (hist_tracedat_next(td, &rec) > 0) {
+			const struct hist_ftrace_event *e = hist_tracedat_event_by_id(td, rec.type);
+
+			gate_count(&got, e ? e->desc.name : "?");
+			n++;
+		}
+		T_ASSERT(n > 0 && n < all);
+		T_EQ(got.nr, want.nr);
+		for (i = 0; i < want.nr; i++) {
+			int k;
+
+			for (k = 0; k < got.nr && strcmp(got.name[k], want.name[i]); k++)
+				;
+			if (k == got.nr || got.n[k] != want.n[i])
+				T_FAILF("pid %d: %s: libhist %llu, trace-cmd report %llu", (int)root,
+					want.name[i], k < got.nr ? (unsigned long long)got.n[k] : 0ULL,
+					(unsigned long long)want.n[i]);
+		}
+	}
+	printf("# sched.v7-zstd.dat: %llu records, %llu under --pid %d\n",
+	       (unsigned long long)all, (unsigned long long)n, (int)root);
+	/* the gate off again: everything */
+	T_EQ(hist_tracedat_set_pid_gate(td, 0), 0);
+	T_EQ(hist_tracedat_rewind(td), 0);
+	for (n = 0; hist_tracedat_next(td, &rec) > 0;)
+		n++;
+	T_EQU(n, all);
+	hist_tracedat_close(td);
+}
+
 int main(void)
 {
 	T_RUN(test_format_sched_switch);
@@ -1817,6 +2006,7 @@ int main(void)
 	T_RUN(test_open_errors);
 	T_RUN(test_corrupt_data);
 	T_RUN(test_v6_instances);
+	T_RUN(test_pid_gate);
 	T_RUN(test_fuzz);
 	T_RUN(test_speed);
 	return T_DONE();

@@ -397,11 +397,17 @@ struct replay *replay_open(const char *path, const struct replay_opts *opts,
 		return NULL;
 	}
 	if (r->opts.pid_gate && hist_tracedat_set_pid_gate(r->td, r->opts.pid_gate)) {
-		snprintf(err, errlen, "--pid needs a perf.data (its FORK records name the "
-			 "tasks forked from the pid)");
+		snprintf(err, errlen, "--pid %d: out of memory", (int)r->opts.pid_gate);
 		replay_close(r);
 		return NULL;
 	}
+	/* a trace.dat says who forked whom only in sched_process_fork records */
+	if (r->opts.pid_gate && r->opts.warn && !strcmp(hist_tracedat_format(r->td), "trace.dat") &&
+	    !hist_tracedat_find_event(r->td, "sched", "sched_process_fork"))
+		fprintf(stderr, "hist-replay: %s: warning: --pid %d: the recording has no "
+			"sched:sched_process_fork, so the tasks %d forks are not followed "
+			"(trace-cmd record -e sched:sched_process_fork ...)\n", path,
+			(int)r->opts.pid_gate, (int)r->opts.pid_gate);
 	if (r->opts.warn && hist_tracedat_sampled(r->td))
 		fprintf(stderr, "hist-replay: %s: warning: perf sampled the tracepoints "
 			"(-F or -c N): hitcounts count samples, not hits\n", path);

@@ -13,6 +13,7 @@
  *               (its own header, buffer.h, for tracedat.c)
  *   tracedat.c  trace.dat v6/v7: headers, sections, options, metadata
  *   lookup.c    read-only queries over an opened trace.dat
+ *   gate.c      the kernel's event pid filter over records (--pid)
  *   stream.c    per-CPU record streams (zstd chunks) and their merge
  *   prefetch.c  a worker thread that decompresses chunks ahead
  *   perf_header.c  perf.data's header, attributes, ids and feature sections
@@ -385,6 +386,7 @@ struct hist_tracedat {
 	int prefetch;		/* use one when there are zstd chunks */
 	int iterating;		/* records taken since open/rewind */
 	struct hist__perf *perf;	/* a perf.data: records come from perf.c */
+	struct hist__gate *gate;	/* a trace.dat's pid gate (gate.c), or NULL */
 	char *perf_dir;		/* perf record --threads: the directory */
 
 	/* Open found the file cut short or damaged in a way that still left
@@ -464,5 +466,33 @@ const uint8_t *hist__perf_tracing_data(const struct hist_tracedat *td, size_t *l
  */
 int hist__map_guard(struct hist_tracedat *td) HIST__INTERNAL;
 void hist__map_unguard(struct hist_tracedat *td) HIST__INTERNAL;
+
+/* ---- gate.c: the kernel's event pid filter (hist_tracedat_set_pid_gate()) ---- */
+
+/* The events and fields the filter looks at: ids + 1 and offsets + 1 of
+ * 4-byte fields, 0 where the recording lacks them. */
+struct hist__gate_ev {
+	uint32_t sw, sw_prev, sw_next;
+	uint32_t wake[3], wake_pid[3];	/* sched_waking, _wakeup, _wakeup_new */
+	uint32_t fork, fork_parent, fork_child;
+};
+void hist__gate_ev_init(const struct hist_tracedat *td, struct hist__gate_ev *g) HIST__INTERNAL;
+/* The 4-byte field at offset OFF1 - 1 of REC; -1 if the event lacks it. */
+int32_t hist__gate_field(const struct hist_ftrace_record *rec, uint32_t off1,
+			 int be) HIST__INTERNAL;
+/* Whether the filter passes REC: an event of a task IN(ARG, pid) says is
+ * in the set, a sched_switch from or to one, a wakeup of one. */
+int hist__gate_pass(const struct hist__gate_ev *g, const struct hist_ftrace_record *rec, int be,
+		    int (*in)(void *arg, int32_t pid), void *arg) HIST__INTERNAL;
+/* A trace.dat's gate: the set of ROOT and the tasks its sched_process_fork
+ * records bring in.  NULL: out of memory. */
+struct hist__gate *hist__gate_create(const struct hist_tracedat *td, int32_t root) HIST__INTERNAL;
+void hist__gate_free(struct hist__gate *g) HIST__INTERNAL;
+/* Back to the set of the root alone (a rewind). */
+void hist__gate_reset(struct hist__gate *g) HIST__INTERNAL;
+/* REC was read from td->gate's trace.dat: 1 if it passes, 0 if not (its
+ * losses, td->last_dropped, carried to its CPU's next record that does),
+ * or -HIST_ENOMEM. */
+int hist__gate_take(struct hist_tracedat *td, struct hist_ftrace_record *rec) HIST__INTERNAL;
 
 #endif

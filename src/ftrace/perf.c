@@ -362,8 +362,9 @@ static int comm_at(const struct hist__perf *p, int32_t pid, uint64_t ts, uint64_
 /* ---- the pid gate ------------------------------------------------------------ */
 
 /* PID is the gate's root or forked from it (FORK records read so far). */
-static int in_tree(struct hist__perf *p, int32_t pid)
+static int in_tree(void *arg, int32_t pid)
 {
+	struct hist__perf *p = arg;
 	int32_t at_pid = pid;
 	int depth;
 
@@ -391,72 +392,32 @@ static int in_tree(struct hist__perf *p, int32_t pid)
 	return p->g_last_in = 0;
 }
 
-static int32_t field_pid(const struct hist__perf *p, const struct hist_ftrace_record *rec,
-			 uint32_t off1)
-{
-	if (!off1 || off1 - 1 + 4 > rec->len)
-		return -1;
-	return (int32_t)g32(p, rec->data + off1 - 1);
-}
-
-/*
- * What the kernel's pid filter (set_event_pid = the root, options/
- * event-fork = 1: a task forked by one in the set joins it) passes
- * (kernel/trace/trace_events.c): an event of a task in the set; a
- * sched_switch whose previous or next task is in it; a sched_waking,
- * sched_wakeup or sched_wakeup_new whose woken task is (its probes on
- * those events turn the filter on for the woken task).
- */
+/* What the kernel's pid filter passes (gate.c), the set read from the
+ * FORK records. */
 static int gate_pass(struct hist__perf *p, const struct hist_ftrace_record *rec)
 {
-	uint32_t id1 = (uint32_t)rec->type + 1, k;
-
-	if (rec->len >= 8 && in_tree(p, (int32_t)g32(p, rec->data + 4)))
-		return 1;
-	if (id1 == p->g_switch)
-		return in_tree(p, field_pid(p, rec, p->g_prev)) ||
-		       in_tree(p, field_pid(p, rec, p->g_next));
-	for (k = 0; k < 3; k++)
-		if (id1 == p->g_wake[k])
-			return in_tree(p, field_pid(p, rec, p->g_wake_pid[k]));
-	return 0;
-}
-
-/* The id of SYS:NAME + 1 and the offset + 1 of its int field F (0: none). */
-static uint32_t gate_event(const struct hist_tracedat *td, const char *name, const char *f,
-			   uint32_t *off1)
-{
-	const struct hist_ftrace_event *ev = NULL;
-	uint32_t i;
-
-	*off1 = 0;
-	for (i = 0; i < td->nr_events && !ev; i++)
-		if (!strcmp(td->events[i]->desc.system, "sched") &&
-		    !strcmp(td->events[i]->desc.name, name))
-			ev = td->events[i];
-	if (!ev)
-		return 0;
-	for (i = 0; i < ev->desc.nr_fields; i++)
-		if (!strcmp(ev->desc.fields[i].name, f) && ev->desc.fields[i].size == 4)
-			*off1 = ev->desc.fields[i].offset + 1;
-	return ev->desc.id + 1;
+	return hist__gate_pass(&p->gate_ev, rec, p->be, in_tree, p);
 }
 
 int hist_tracedat_set_pid_gate(struct hist_tracedat *td, int32_t pid)
 {
 	struct hist__perf *p = td->perf;
 
-	if (!p)
-		return -HIST_EINVAL;	/* a trace.dat has no FORK records */
+	if (pid < 0)
+		return -HIST_EINVAL;
+	if (!p) {
+		/* a trace.dat: the set follows its sched_process_fork records */
+		hist__gate_free(td->gate);
+		td->gate = NULL;
+		if (pid && !(td->gate = hist__gate_create(td, pid)))
+			return -HIST_ENOMEM;
+		return 0;
+	}
 	p->gate_on = pid > 0;
 	p->gate_root = pid;
 	p->g_last_pid = -1;
 	p->g_last_nr = (size_t)-1;
-	p->g_switch = gate_event(td, "sched_switch", "prev_pid", &p->g_prev);
-	gate_event(td, "sched_switch", "next_pid", &p->g_next);
-	p->g_wake[0] = gate_event(td, "sched_waking", "pid", &p->g_wake_pid[0]);
-	p->g_wake[1] = gate_event(td, "sched_wakeup", "pid", &p->g_wake_pid[1]);
-	p->g_wake[2] = gate_event(td, "sched_wakeup_new", "pid", &p->g_wake_pid[2]);
+	hist__gate_ev_init(td, &p->gate_ev);
 	return 0;
 }
 

@@ -204,8 +204,7 @@ struct hist__perf {
 	 */
 	int gate_on;
 	int32_t gate_root;
-	uint32_t g_switch, g_wake[3];	/* event ids + 1 */
-	uint32_t g_prev, g_next, g_wake_pid[3];
+	struct hist__gate_ev gate_ev;
 	int32_t g_last_pid;
 	int g_last_in;
 	size_t g_last_nr;	/* nr_pids when g_last_* was found */

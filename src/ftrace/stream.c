@@ -151,6 +151,10 @@ int hist__streams_start(struct hist_tracedat *td)
 {
 	uint32_t i;
 
+	/* the records are read again: the pid gate's set grows again */
+	if (td->gate)
+		hist__gate_reset(td->gate);
+
 	for (i = 0; i < td->nr_streams; i++) {
 		struct hist__stream *s = &td->streams[i];
 
@@ -290,17 +294,12 @@ static int shrunk(struct hist_tracedat *td)
 			    "(%zu when opened)", (unsigned long long)st.st_size, td->map_len);
 }
 
-int hist_tracedat_next(struct hist_tracedat *td, struct hist_ftrace_record *rec)
+/* The next record of a trace.dat's merge (hist_tracedat_next()). */
+static HIST__ALWAYS_INLINE int td_next(struct hist_tracedat *td, struct hist_ftrace_record *rec)
 {
 	struct hist__stream *s;
 	int r;
 
-	if (hist__unlikely(td->shrink_told))
-		return 0;
-	if (hist__unlikely(hist__load_relaxed(&td->bus_fault)))
-		return shrunk(td);
-	if (td->perf)
-		return hist__perf_next(td, rec);
 	if (hist__unlikely(td->pending_err)) {
 		r = td->pending_err;
 		td->pending_err = 0;
@@ -339,6 +338,35 @@ int hist_tracedat_next(struct hist_tracedat *td, struct hist_ftrace_record *rec)
 		td->pending_err = r;
 	}
 	return 1;
+}
+
+/* td_next() through the pid gate: the records it passes. */
+static HIST__NOINLINE int td_next_gated(struct hist_tracedat *td, struct hist_ftrace_record *rec)
+{
+	for (;;) {
+		int r = td_next(td, rec);
+
+		if (r <= 0)
+			return r;
+		r = hist__gate_take(td, rec);
+		if (r > 0)
+			return 1;
+		if (r < 0)
+			return hist__td_err(td, r, "out of memory (the set of --pid tasks)");
+	}
+}
+
+int hist_tracedat_next(struct hist_tracedat *td, struct hist_ftrace_record *rec)
+{
+	if (hist__unlikely(td->shrink_told))
+		return 0;
+	if (hist__unlikely(hist__load_relaxed(&td->bus_fault)))
+		return shrunk(td);
+	if (td->perf)
+		return hist__perf_next(td, rec);
+	if (hist__unlikely(td->gate != NULL))
+		return td_next_gated(td, rec);
+	return td_next(td, rec);
 }
 
 int hist_tracedat_rewind(struct hist_tracedat *td)

@@ -1321,6 +1321,7 @@ void hist_tracedat_close(struct hist_tracedat *td)
 		return;
 	hist__streams_free(td);
 	hist__perf_free(td);
+	hist__gate_free(td->gate);
 	free(td->perf_dir);
 	for (i = 0; i < td->nr_events; i++)
 		hist_ftrace_event_free(td->events[i]);
