@@ -19,11 +19,13 @@
  * task-name timeline.  The queues are merged by time stamp as the
  * trace.dat streams are (ties: the lower CPU), and a record goes out once
  * it is at or before the newest record of the round before last.  So the
- * file is read once, and each record is decoded while it is still in the
- * cache (3M samples, 381 MB: the replay of `hist-bench --perf` takes
- * 0.13 s of CPU; indexing the whole file first took 0.04 s more, and a
- * second pass over the records after it).  A file without rounds
- * is one round: it is read whole before the first record goes out.
+ * file is read once, and each record is decoded a round or two after it
+ * was read, which for perf record's multi-megabyte rounds is past L2: the
+ * merge prefetches records ahead in each stream (PF_AHEAD).  3M samples,
+ * 385 MB: the replay of `hist-bench --perf` takes 0.12 s of CPU (bench/
+ * README.md); indexing the whole file first took 0.04 s more.  A file
+ * without rounds is one round: it is read whole before the first record
+ * goes out.
  *
  * Invariant: every queued entry points at a record that was checked whole
  * when it was read (size within the data, every field up to the RAW
