@@ -577,11 +577,10 @@ static inline hist_ctx *fz_hits_run(const uint8_t *data, size_t size, uint32_t s
 	return ctx;
 }
 
-/* The synthetic events defined in CTX, each as NAME\0 in OUT; returns the count. */
+/* hist_synth_print()'s list of definitions, kept (its first 4 KiB). */
 struct fz_names {
 	char buf[4096];
 	size_t len;
-	unsigned n;
 };
 
 static inline int fz_names_sink(void *arg, const char *buf, size_t len)
@@ -596,11 +595,30 @@ static inline int fz_names_sink(void *arg, const char *buf, size_t len)
 	return 0;
 }
 
+/* The names of CTX's synthetic events in V (at most MAX - 1 of them, in
+ * NM's buffer), NULL-terminated; returns V. */
+static inline char **fz_synth_names(hist_ctx *ctx, struct fz_names *nm, char **v,
+				    size_t max)
+{
+	char *line, *save = NULL;
+	size_t n = 0;
+
+	memset(nm, 0, sizeof(*nm));
+	hist_synth_print(ctx, 0, fz_names_sink, nm);
+	for (line = strtok_r(nm->buf, "\n", &save); line && n + 1 < max;
+	     line = strtok_r(NULL, "\n", &save)) {
+		line[strcspn(line, " \t")] = 0;
+		v[n++] = line;
+	}
+	v[n] = NULL;
+	return v;
+}
+
 /* Print everything CTX can print, and every synthetic event's format. */
 static inline void fz_print_all(hist_ctx *ctx)
 {
 	struct fz_names nm;
-	char *line, *save = NULL;
+	char *names[64];
 	size_t i;
 
 	for (i = 0; i < FZ_NR_EVENTS; i++) {
@@ -622,17 +640,12 @@ static inline void fz_print_all(hist_ctx *ctx)
 	}
 	hist_ctx_print_error_log(ctx, fz_sink, NULL);
 	hist_synth_print(ctx, 1, fz_sink, NULL);
-	memset(&nm, 0, sizeof(nm));
-	hist_synth_print(ctx, 0, fz_names_sink, &nm);
-	for (line = strtok_r(nm.buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *sp = strchr(line, ' ');
+	fz_synth_names(ctx, &nm, names, sizeof(names) / sizeof(names[0]));
+	for (i = 0; names[i]; i++) {
 		hist_event *ev;
 
-		if (sp)
-			*sp = 0;
-		hist_synth_print_format(ctx, line, fz_sink, NULL);
-		ev = hist_event_lookup(ctx, "synthetic", line);
+		hist_synth_print_format(ctx, names[i], fz_sink, NULL);
+		ev = hist_event_lookup(ctx, "synthetic", names[i]);
 		if (ev) {
 			hist_event_print_triggers(ev, fz_sink, NULL);
 			if (hist_event_active(ev))

@@ -26,23 +26,6 @@ struct fhw {
 	int dyn;
 };
 
-/* The synthetic events of CTX, NULL-terminated, in NM's buffer. */
-static char **fhw_names(hist_ctx *ctx, struct fz_names *nm, char **v, size_t max)
-{
-	char *line, *save = NULL;
-	size_t n = 0;
-
-	memset(nm, 0, sizeof(*nm));
-	hist_synth_print(ctx, 0, fz_names_sink, nm);
-	for (line = strtok_r(nm->buf, "\n", &save); line && n + 1 < max;
-	     line = strtok_r(NULL, "\n", &save)) {
-		line[strcspn(line, " \t")] = 0;
-		v[n++] = line;
-	}
-	v[n] = NULL;
-	return v;
-}
-
 /* fs.c's write_line(): libhist's commands to libhist, the others read */
 static int fhw_line(void *arg, char *cmd)
 {
@@ -54,7 +37,7 @@ static int fhw_line(void *arg, char *cmd)
 
 	if (!synth) {
 		char **names = strncmp(cmd, "-:", 2) && cmd[0] != 'e' ? NULL :
-			       fhw_names(w->ctx, &nm, v, 64);
+			       fz_synth_names(w->ctx, &nm, v, 64);
 
 		synth = hfs_dyn_is_synth(cmd, names);
 		if (hfs_dyn_is_synth_eprobe(cmd, names))
@@ -85,7 +68,7 @@ static hist_event *fhw_synth_event(hist_ctx *ctx, uint8_t pick)
 	char *v[64];
 	size_t n;
 
-	fhw_names(ctx, &nm, v, 64);
+	fz_synth_names(ctx, &nm, v, 64);
 	for (n = 0; v[n]; n++)
 		;
 	return n ? hist_event_lookup(ctx, "synthetic", v[pick % n]) : NULL;

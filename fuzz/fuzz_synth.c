@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char line[FZ_LINE_MAX];
 	struct fz_names nm;
-	char last[256] = "", *name, *save = NULL;
+	char last[256] = "", *names[64];
 	hist_ctx *ctx = fz_ctx_create();
 	size_t i = 0, nr = 0;
 
@@ -89,19 +89,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		synth_line(ctx, line, last, sizeof(last));
 		i = j + 1;
 	}
-	memset(&nm, 0, sizeof(nm));
-	hist_synth_print(ctx, 0, fz_names_sink, &nm);
+	fz_synth_names(ctx, &nm, names, sizeof(names) / sizeof(names[0]));
 	hist_synth_print(ctx, 1, fz_sink, NULL);
 	hist_ctx_print_error_log(ctx, fz_sink, NULL);
-	for (name = strtok_r(nm.buf, "\n", &save); name;
-	     name = strtok_r(NULL, "\n", &save)) {
-		char *sp = strchr(name, ' ');
+	for (i = 0; names[i]; i++) {
 		hist_event *ev;
 
-		if (sp)
-			*sp = 0;
-		synth_generate(ctx, name);
-		ev = hist_event_lookup(ctx, "synthetic", name);
+		synth_generate(ctx, names[i]);
+		ev = hist_event_lookup(ctx, "synthetic", names[i]);
 		if (ev && hist_event_active(ev))
 			hist_event_print_hist(ev, fz_sink, NULL);
 	}
