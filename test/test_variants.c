@@ -11,9 +11,10 @@
  * key's text, every value, the totals).  The records have strings with
  * and without a NUL, garbage after the NUL, every integer size and sign,
  * and some are cut short anywhere.  .execname keys take the host's comm
- * of the pid when an entry is created, the same on both paths.  test_every_cell builds a trigger for
- * each combination of the table's dimensions and fails unless every cell
- * of the table was taken by some trigger.
+ * of the pid when an entry is created, the same on both paths.
+ * test_every_cell builds a trigger for each combination of the table's
+ * dimensions and fails unless every cell of the table was taken by some
+ * trigger.
  */
 #include "harness.h"
 #include "libhist.h"

@@ -477,17 +477,21 @@ SIMPLE_HITS_23(U64, U64)
 SIMPLE_HITS_23(S32, ANY)
 SIMPLE_HITS_23(S32, U64)
 
-/* The filtered variants: one per number of values, any field sizes (a
- * filter's own reads cost more than the sizes' tests), sharing the
- * halves of the unfiltered ANY variants (VK: their value kind). */
-#define FILTERED_HIT(NV, VK, LOOK, SUFFIX)                                                \
-	static void hit_filtered_##NV##SUFFIX(const struct hist__tlist *tl,           \
-					      const uint8_t *rec, size_t len,         \
-					      const struct hist_hit *hit)             \
+/* A variant of FAMILY (filtered, comm) with NV values, any field sizes,
+ * sharing the halves of the unfiltered ANY variants (VK: their value
+ * kind). */
+#define ANY_HIT(FAMILY, FILTERED, COMM, NV, VK, LOOK, SUFFIX)                         \
+	static void hit_##FAMILY##_##NV##SUFFIX(const struct hist__tlist *tl,         \
+						const uint8_t *rec, size_t len,       \
+						const struct hist_hit *hit)           \
 	{                                                                             \
-		hit_variant(tl, rec, len, hit, NV, RD_ANY, RD_ANY, true, false, LOOK, \
-			    hit_ANY_##VK##_##NV##_short);                                \
+		hit_variant(tl, rec, len, hit, NV, RD_ANY, RD_ANY, FILTERED, COMM,    \
+			    LOOK, hit_ANY_##VK##_##NV##_short);                          \
 	}
+
+/* The filtered variants: one per number of values, any field sizes (a
+ * filter's own reads cost more than the sizes' tests). */
+#define FILTERED_HIT(NV, VK, LOOK, SUFFIX) ANY_HIT(filtered, true, false, NV, VK, LOOK, SUFFIX)
 FILTERED_HIT(3, ANY, LOOK_PROBES, )
 FILTERED_HIT(1, U64, LOOK_FIRST32, _32)
 FILTERED_HIT(2, ANY, LOOK_FIRST32, _32)
@@ -502,21 +506,13 @@ FILTERED_HIT(3, ANY, LOOK_SHARED, _SH)
  * when its entry is created, hist.c: elt_init()).  A key found by the
  * first look is added to as by the simple variants; every other hit goes
  * to the short half, whose full insert has the record to take the comm
- * from (hit_ins_NV() has only the key).  Any field sizes, as the
- * filtered variants, whose short halves they share.  The comm makes an
- * element larger than a 32-byte slot: per-cpu sums are found by probes.  .execname on
- * common_pid is the usual per-task count of a system-wide event (issue
- * 16: `keys=common_pid.execname` took the simple path, 12 ns per event
- * more than `keys=common_pid` in hist-live's bench).
+ * from (hit_ins_NV() has only the key).  The comm makes an element
+ * larger than a 32-byte slot: per-cpu sums are found by probes.
+ * .execname on common_pid is the usual per-task count of a system-wide
+ * event (issue 16: `keys=common_pid.execname` took the simple path, 12 ns
+ * per event more than `keys=common_pid` in hist-live's bench).
  */
-#define COMM_HIT(NV, VK, LOOK, SUFFIX)                                                \
-	static void hit_comm_##NV##SUFFIX(const struct hist__tlist *tl,               \
-					  const uint8_t *rec, size_t len,             \
-					  const struct hist_hit *hit)                 \
-	{                                                                             \
-		hit_variant(tl, rec, len, hit, NV, RD_ANY, RD_ANY, false, true, LOOK, \
-			    hit_ANY_##VK##_##NV##_short);                                \
-	}
+#define COMM_HIT(NV, VK, LOOK, SUFFIX) ANY_HIT(comm, false, true, NV, VK, LOOK, SUFFIX)
 COMM_HIT(1, U64, LOOK_PROBES, )
 COMM_HIT(2, ANY, LOOK_PROBES, )
 COMM_HIT(3, ANY, LOOK_PROBES, )
