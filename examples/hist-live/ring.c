@@ -94,6 +94,8 @@ struct live_ring {
 	/* ring_set_stop(): asked before each page of a non-final drain */
 	int (*stop)(void *arg, uint32_t cpu, int past_sync);
 	void *stop_arg;
+	uint64_t drains;	/* numbers each drain's marker */
+	uint64_t cur_sync;	/* this drain's marker's time stamp, 0: unseen */
 };
 
 static int big_endian(void)
@@ -401,12 +403,21 @@ static int attach_stack(struct cpu_buf *c, const struct hist_ftrace_record *rec)
 	return 0;
 }
 
+/* 1: REC is this drain's marker, 2: an older drain's (a drain that a
+ * stop() ended before it read its own), 0: not ours. */
 static int is_marker(const struct live_ring *r, const struct hist_ftrace_record *rec)
 {
 	size_t n = strlen(r->token);
+	char num[24];
+	size_t k;
 
-	return r->marker_fd >= 0 && rec->type == r->print_id && rec->len >= 16 + n &&
-	       !memcmp(rec->data + 16, r->token, n);
+	if (r->marker_fd < 0 || rec->type != r->print_id || rec->len < 16 + n ||
+	    memcmp(rec->data + 16, r->token, n))
+		return 0;
+	/* the kernel ends the text with a newline */
+	k = strnlen((const char *)rec->data + 16 + n, rec->len - 16 - n);
+	snprintf(num, sizeof(num), " %llu\n", (unsigned long long)r->drains);
+	return k == strlen(num) && !memcmp(rec->data + 16 + n, num, k) ? 1 : 2;
 }
 
 struct feeder {
@@ -435,7 +446,7 @@ static int read_cpu(struct live_ring *r, struct cpu_buf *c, uint64_t *sync,
 		 * drain: read now, it would only wait in memory for the
 		 * next drain */
 		if (!final && r->stop &&
-		    r->stop(r->stop_arg, c->cpu, r->ordered && *sync && c->last_ts > *sync))
+		    r->stop(r->stop_arg, c->cpu, r->cur_sync && c->last_ts > r->cur_sync))
 			return 2;
 		k = read(c->fd, r->page, r->fmt.page_size);
 
@@ -471,7 +482,15 @@ static int read_cpu(struct live_ring *r, struct cpu_buf *c, uint64_t *sync,
 				f->n++;
 				continue;
 			}
-			if (is_marker(r, &rec)) {
+			/* any marker bounds the merge (an older one, left
+			 * unread by a drain a stop() ended, more tightly),
+			 * but only this drain's says "now", past which
+			 * reading may stop (ring_set_stop()) */
+			switch (is_marker(r, &rec)) {
+			case 1:
+				r->cur_sync = rec.ts;
+				/* fall through */
+			case 2:
 				*sync = rec.ts;
 				continue;
 			}
@@ -605,10 +624,16 @@ long ring_drain(struct live_ring *r, int final,
 	int more;
 
 	/* "now", as a record on the trace clock */
-	if (r->ordered && !final && r->marker_fd >= 0 &&
-	    write(r->marker_fd, r->token, strlen(r->token)) < 0) {
-		close(r->marker_fd);
-		r->marker_fd = -1;
+	r->cur_sync = 0;
+	if (r->ordered && !final && r->marker_fd >= 0) {
+		char text[sizeof(r->token) + 24];
+		int n = snprintf(text, sizeof(text), "%s %llu", r->token,
+				 (unsigned long long)++r->drains);
+
+		if (write(r->marker_fd, text, (size_t)n) < 0) {
+			close(r->marker_fd);
+			r->marker_fd = -1;
+		}
 	}
 	for (round = 0, more = 1; more && (final || round < DRAIN_ROUNDS); round++) {
 		uint64_t limit = UINT64_MAX;

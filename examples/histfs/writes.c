@@ -36,10 +36,20 @@ int hctx_is_hist_cmd(const char *cmd)
 	       (n == 12 && !strncmp(cmd, "disable_hist", 12));
 }
 
+/* Whether the word at N (up to a blank) is one of NAMES. */
+static int is_named(const char *n, char *const *names)
+{
+	size_t i, len = strcspn(n, " \t");
+
+	for (i = 0; names && names[i]; i++)
+		if (!strncmp(names[i], n, len) && !names[i][len])
+			return 1;
+	return 0;
+}
+
 int hfs_dyn_is_synth(const char *cmd, char *const *names)
 {
 	const char *n;
-	size_t i, len;
 
 	if (!strncmp(cmd, "s:", 2))
 		return 1;
@@ -48,17 +58,12 @@ int hfs_dyn_is_synth(const char *cmd, char *const *names)
 	n = cmd + 2;
 	if (!strncmp(n, "synthetic/", 10))
 		n += 10;
-	len = strcspn(n, " \t");
-	for (i = 0; names && names[i]; i++)
-		if (!strncmp(names[i], n, len) && !names[i][len])
-			return 1;
-	return 0;
+	return is_named(n, names);
 }
 
 int hfs_dyn_is_synth_eprobe(const char *cmd, char *const *names)
 {
 	const char *a;
-	size_t i, len;
 
 	if (cmd[0] != 'e' || (cmd[1] != ':' && cmd[1] != ' ' && cmd[1] != '\t'))
 		return 0;
@@ -66,12 +71,7 @@ int hfs_dyn_is_synth_eprobe(const char *cmd, char *const *names)
 	a += strspn(a, " \t");
 	if (strncmp(a, "synthetic", 9) || (a[9] != '.' && a[9] != '/'))
 		return 0;
-	a += 10;
-	len = strcspn(a, " \t");
-	for (i = 0; names && names[i]; i++)
-		if (!strncmp(names[i], a, len) && !names[i][len])
-			return 1;
-	return 0;
+	return is_named(a + 10, names);
 }
 
 int hfs_each_line(const char *buf, size_t size, int strip_comments,
