@@ -379,7 +379,6 @@ hist_reader *hist_reader_create(hist_event *ev, unsigned index, int *err)
 {
 	const struct hist__trigger *t = ev ? nth_hist(ev, index) : NULL;
 	struct hist_reader *r;
-	uint32_t i, j;
 	int ret;
 
 	if (!t) {
@@ -398,15 +397,7 @@ hist_reader *hist_reader_create(hist_event *ev, unsigned index, int *err)
 		hist__free(r);
 		goto fail;
 	}
-	for (i = 0; i < r->n; i++) {
-		for (j = 0; j < r->h->nr_vals; j++) {
-			uint64_t v = hist__map_sum(r->map, r->elts[i], j);
-
-			r->total[j] += v;
-			if (v > r->max[j])
-				r->max[j] = v;
-		}
-	}
+	hist__col_stats(r->h, r->map, r->elts, r->n, r->total, r->max);
 	ret = fill_info(r, t);
 	if (ret) {
 		hist_reader_destroy(r);

@@ -206,23 +206,12 @@ int hist_merge_print(hist_merge *m, hist_write_fn write, void *arg)
 		hist__sb_putc(&sb, '\n');
 	}
 	if (m->snap) {
-		hist__sb_puts(&sb, "\nSnapshot taken (see tracing/snapshot).  Details:\n");
-		hist__sb_puts(&sb, "\ttriggering value { ");
-		hist__sb_puts(&sb, m->snap_handler == HIST_TRACK_ONMAX ? "onmax(" : "onchange(");
-		hist__sb_puts(&sb, m->snap_var);
-		hist__sb_puts(&sb, ") }: ");
-		hist__sb_u64(&sb, m->snap_value, 10, ' ');
-		hist__sb_puts(&sb, "\ttriggered by event with key: ");
+		hist__print_snapshot_head(&sb, m->snap_handler == HIST_TRACK_ONMAX,
+					  m->snap_var, m->snap_value);
 		print_keys(&sb, m, m->snap_keys);
 		hist__sb_putc(&sb, '\n');
 	}
-	hist__sb_puts(&sb, "\nTotals:\n    Hits: ");
-	hist__sb_u64(&sb, m->hits, 0, ' ');
-	hist__sb_puts(&sb, "\n    Entries: ");
-	hist__sb_u64(&sb, m->n, 0, ' ');
-	hist__sb_puts(&sb, "\n    Dropped: ");
-	hist__sb_u64(&sb, m->dropped, 0, ' ');
-	hist__sb_putc(&sb, '\n');
+	hist__print_totals(&sb, m->hits, m->n, m->dropped);
 	return hist__sb_finish(&sb);
 }
 

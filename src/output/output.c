@@ -427,9 +427,11 @@ void hist__print_key_text(struct hist__sb *sb, const struct hist_read_key *k, bo
 	}
 }
 
-void hist__key_print_value(struct hist__sb *sb, const struct hist__hist *h,
-			   const struct hist__field *k, const uint8_t *slot,
-			   const char *comm)
+/* hist__print_key_text() of key K of an element: SLOT is K's bytes in
+ * the compound key, COMM the element's saved comm (.execname). */
+static void key_print_value(struct hist__sb *sb, const struct hist__hist *h,
+			    const struct hist__field *k, const uint8_t *slot,
+			    const char *comm)
 {
 	char buf[HIST__KEY_SIZE_MAX + 512];
 	struct hist_read_key rk;
@@ -442,8 +444,9 @@ void hist__key_print_value(struct hist__sb *sb, const struct hist__hist *h,
 	hist__print_key_text(sb, &rk, (k->flags & HIST__F_SYM_OFFSET) != 0);
 }
 
-void hist__hist_print_key(struct hist__sb *sb, const struct hist__hist *h,
-			  const uint8_t *key, const char *comm)
+/* The "{ key: ... }" block of KEY (COMM: the element's saved comm). */
+static void print_key(struct hist__sb *sb, const struct hist__hist *h,
+		      const uint8_t *key, const char *comm)
 {
 	const struct hist_host *host = h->ev->host;
 	bool multiline = false;
@@ -462,7 +465,7 @@ void hist__hist_print_key(struct hist__sb *sb, const struct hist__hist *h,
 			 * (k14-newer-keys, 6.12) */
 			hist__sb_puts(sb, k->name ? k->name : "stacktrace");
 			hist__sb_puts(sb, ": ");
-			hist__key_print_value(sb, h, k, slot, comm);
+			key_print_value(sb, h, k, slot, comm);
 			continue;
 		}
 		if (k->flags & HIST__F_STACKTRACE) {
@@ -479,16 +482,12 @@ void hist__hist_print_key(struct hist__sb *sb, const struct hist__hist *h,
 		}
 		hist__sb_puts(sb, hist__field_name(k));
 		hist__sb_puts(sb, ": ");
-		hist__key_print_value(sb, h, k, slot, comm);
+		key_print_value(sb, h, k, slot, comm);
 	}
 	if (!multiline)
 		hist__sb_putc(sb, ' ');
 	hist__sb_putc(sb, '}');
 }
-
-struct col_stats {
-	uint64_t total, max;
-};
 
 /* The kernel's percentage in hundredths, or UINT32_MAX for "[ERROR]". */
 uint32_t hist__percentage(uint64_t v, uint64_t total)
@@ -546,17 +545,41 @@ void hist__print_val(struct hist__sb *sb, const char *name, uint32_t flags,
 	}
 }
 
+void hist__print_snapshot_head(struct hist__sb *sb, bool onmax, const char *var,
+			       uint64_t value)
+{
+	hist__sb_puts(sb, "\nSnapshot taken (see tracing/snapshot).  Details:\n");
+	hist__sb_puts(sb, "\ttriggering value { ");
+	hist__sb_puts(sb, onmax ? "onmax(" : "onchange(");
+	hist__sb_puts(sb, var);
+	hist__sb_puts(sb, ") }: ");
+	hist__sb_u64(sb, value, 10, ' ');
+	hist__sb_puts(sb, "\ttriggered by event with key: ");
+}
+
+void hist__print_totals(struct hist__sb *sb, uint64_t hits, uint64_t entries,
+			uint64_t dropped)
+{
+	hist__sb_puts(sb, "\nTotals:\n    Hits: ");
+	hist__sb_u64(sb, hits, 0, ' ');
+	hist__sb_puts(sb, "\n    Entries: ");
+	hist__sb_u64(sb, entries, 0, ' ');
+	hist__sb_puts(sb, "\n    Dropped: ");
+	hist__sb_u64(sb, dropped, 0, ' ');
+	hist__sb_putc(sb, '\n');
+}
+
 static void print_entry(struct hist__sb *sb, const struct hist__hist *h,
 			struct hist_map *map, struct hist_map_elt *elt,
-			const struct col_stats *st)
+			const uint64_t *total, const uint64_t *max)
 {
 	uint32_t i;
 
-	hist__hist_print_key(sb, h, hist__map_elt_key(elt),
-			     (const char *)hist__map_elt_payload(elt) + h->comm_off);
+	print_key(sb, h, hist__map_elt_key(elt),
+		  (const char *)hist__map_elt_payload(elt) + h->comm_off);
 	if (!h->nohitcount)
 		hist__print_val(sb, "hitcount", hist__val_flags(h->vals[0]->flags),
-				hist__map_sum(map, elt, 0), st[0].total, st[0].max);
+				hist__map_sum(map, elt, 0), total[0], max[0]);
 	for (i = 1; i < h->nr_vals; i++) {
 		const struct hist__field *f = h->vals[i];
 
@@ -565,7 +588,7 @@ static void print_entry(struct hist__sb *sb, const struct hist__hist *h,
 			continue;
 		hist__sb_putc(sb, ' ');
 		hist__print_val(sb, hist__field_name(f), hist__val_flags(f->flags),
-				hist__map_sum(map, elt, i), st[i].total, st[i].max);
+				hist__map_sum(map, elt, i), total[i], max[i]);
 	}
 	hist__actions_print_entry(sb, h, elt);
 	hist__sb_putc(sb, '\n');
@@ -581,50 +604,31 @@ static void print_snapshot(struct hist__sb *sb, const struct hist__hist *h)
 		hist__actions_info(h, i, &ai);
 		if (ai.kind != HIST__A_SNAPSHOT || !ai.snap_taken)
 			continue;
-		hist__sb_puts(sb, "\nSnapshot taken (see tracing/snapshot).  Details:\n");
-		hist__sb_puts(sb, "\ttriggering value { ");
-		hist__sb_puts(sb, ai.handler == HIST__H_ONMAX ? "onmax(" : "onchange(");
-		hist__sb_puts(sb, ai.var_str);
-		hist__sb_puts(sb, ") }: ");
-		hist__sb_u64(sb, ai.snap_val, 10, ' ');
-		hist__sb_puts(sb, "\ttriggered by event with key: ");
-		hist__hist_print_key(sb, h, ai.snap_key, ai.snap_comm);
+		hist__print_snapshot_head(sb, ai.handler == HIST__H_ONMAX, ai.var_str,
+					  ai.snap_val);
+		print_key(sb, h, ai.snap_key, ai.snap_comm);
 		hist__sb_putc(sb, '\n');
 		return;
 	}
 }
 
-int hist__hist_print(struct hist__sb *sb, const struct hist__trigger *t)
+/* One trigger's section: entries, snapshot block, Totals. */
+static int hist_print(struct hist__sb *sb, const struct hist__trigger *t)
 {
 	const struct hist__hist *h = t->hist;
 	struct hist_map *map = h->map;
-	uint32_t n, i, j;
+	uint64_t total[HIST__VALS_MAX], max[HIST__VALS_MAX];
 	struct hist_map_elt **elts;
-	struct col_stats st[HIST__VALS_MAX];
+	uint32_t n, i;
 	int ret = hist__hist_sorted(h, map, &elts, &n);
 
 	if (ret)
 		return ret;
-	memset(st, 0, sizeof(st));
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < h->nr_vals; j++) {
-			uint64_t v = hist__map_sum(map, elts[i], j);
-
-			st[j].total += v;
-			if (v > st[j].max)
-				st[j].max = v;
-		}
-	}
+	hist__col_stats(h, map, elts, n, total, max);
 	for (i = 0; i < n; i++)
-		print_entry(sb, h, map, elts[i], st);
+		print_entry(sb, h, map, elts[i], total, max);
 	print_snapshot(sb, h);
-	hist__sb_puts(sb, "\nTotals:\n    Hits: ");
-	hist__sb_u64(sb, hist__map_hits(map), 0, ' ');
-	hist__sb_puts(sb, "\n    Entries: ");
-	hist__sb_u64(sb, n, 0, ' ');
-	hist__sb_puts(sb, "\n    Dropped: ");
-	hist__sb_u64(sb, hist__map_drops(map), 0, ' ');
-	hist__sb_putc(sb, '\n');
+	hist__print_totals(sb, hist__map_hits(map), n, hist__map_drops(map));
 	hist__free(elts);
 	return 0;
 }
@@ -654,5 +658,5 @@ int hist__print_sections(struct hist_event *ev, hist_write_fn write, void *arg,
 
 int hist_event_print_hist(hist_event *ev, hist_write_fn write, void *arg)
 {
-	return hist__print_sections(ev, write, arg, hist__hist_print);
+	return hist__print_sections(ev, write, arg, hist_print);
 }
