@@ -117,14 +117,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const uint8_t *req = nl ? nl + 1 : data;
 	size_t n = size - (size_t)(req - data), off = 0, got = 0;
 	char spec[201], resp[512];
-	socklen_t sl;
 	int sv[2], turns, closed = 0;
 
 	/* the SPEC: any bytes, up to the first newline */
 	if (nl) {
 		memcpy(spec, data, (size_t)(nl - data));
 		spec[nl - data] = 0;
-		parse_spec(spec, &ss, &sl);
+		parse_spec(spec, &ss);
 	}
 	fl_fail = size && (data[size - 1] & 1);
 	if (!fl_srv.d) {

@@ -121,7 +121,7 @@ static struct MHD_Daemon *daemon_start(struct listen_srv *s, unsigned flags,
 }
 
 /* SPEC into a socket address; 0 or -1. */
-static int parse_spec(const char *spec, struct sockaddr_storage *ss, socklen_t *sl)
+static int parse_spec(const char *spec, struct sockaddr_storage *ss)
 {
 	char host[128] = "127.0.0.1";
 	const char *port = spec, *colon;
@@ -155,7 +155,6 @@ static int parse_spec(const char *spec, struct sockaddr_storage *ss, socklen_t *
 		a->sin6_port = htons((uint16_t)p);
 		if (inet_pton(AF_INET6, host, &a->sin6_addr) != 1)
 			return -1;
-		*sl = sizeof(*a);
 	} else {
 		struct sockaddr_in *a = (struct sockaddr_in *)ss;
 
@@ -163,7 +162,6 @@ static int parse_spec(const char *spec, struct sockaddr_storage *ss, socklen_t *
 		a->sin_port = htons((uint16_t)p);
 		if (inet_pton(AF_INET, host, &a->sin_addr) != 1)
 			return -1;
-		*sl = sizeof(*a);
 	}
 	return 0;
 }
@@ -172,11 +170,10 @@ static struct listen_srv *start(const char *spec, listen_render_fn fn, void *arg
 				char *err, size_t errlen, unsigned flags)
 {
 	struct sockaddr_storage ss;
-	socklen_t sl;
 	struct listen_srv *s;
 	const union MHD_DaemonInfo *info;
 
-	if (parse_spec(spec, &ss, &sl)) {
+	if (parse_spec(spec, &ss)) {
 		snprintf(err, errlen, "--listen wants PORT, ADDR:PORT or [ADDR6]:PORT, got '%s'",
 			 spec);
 		return NULL;
@@ -191,7 +188,6 @@ static struct listen_srv *start(const char *spec, listen_render_fn fn, void *arg
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	s->d = daemon_start(s, flags, (struct sockaddr *)&ss);
-	(void)sl;
 	if (!s->d) {
 		snprintf(err, errlen, "cannot listen on %s (address in use or not local?)", spec);
 		free(s);

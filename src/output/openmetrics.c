@@ -266,8 +266,7 @@ static void put_num(struct hist__sb *sb, uint64_t v, bool is_signed)
  * family without the suffix.
  */
 static void put_meta(struct om *om, const char *fam, const char *type,
-		     const char *what, const char *sys, const char *ev,
-		     const char *trigger)
+		     const char *what, const char *sys, const char *ev)
 {
 	struct hist__sb *sb = &om->sb;
 	bool text = om->opts && (om->opts->flags & HIST_PRINT_PROMETHEUS_TEXT);
@@ -288,10 +287,6 @@ static void put_meta(struct om *om, const char *fam, const char *type,
 	put_text(sb, sys, false);
 	hist__sb_putc(sb, '/');
 	put_text(sb, ev, false);
-	if (trigger) {
-		hist__sb_putc(sb, ' ');
-		put_text(sb, trigger, false);
-	}
 	hist__sb_puts(sb, "\n# TYPE ");
 	hist__sb_puts(sb, fam);
 	hist__sb_puts(sb, sfx);
@@ -482,7 +477,8 @@ struct trig {
 	uint32_t hitcount;	/* index of the hitcount column, or UINT32_MAX */
 };
 
-/* Flush the labels written into the scratch sb S into the output. */
+/* The counter of value column V: one sample per entry, its keys the
+ * labels. */
 static int counter_family(struct trig *t, uint32_t v)
 {
 	struct om *om = t->om;
@@ -495,7 +491,7 @@ static int counter_family(struct trig *t, uint32_t v)
 	ret = family(om, col->name, counter_sfx, fam);
 	if (ret)
 		return ret;
-	put_meta(om, fam, "counter", col->name, t->sys, t->ev, NULL);
+	put_meta(om, fam, "counter", col->name, t->sys, t->ev);
 	hist_reader_rewind(t->r);
 	while ((e = hist_reader_next(t->r))) {
 		size_t off, len;
@@ -622,7 +618,7 @@ static int histogram_family(struct trig *t, uint32_t k)
 	ret = family(om, part, hist_sfx, fam);
 	if (ret)
 		goto out;
-	put_meta(om, fam, "histogram", part, t->sys, t->ev, NULL);
+	put_meta(om, fam, "histogram", part, t->sys, t->ev);
 	for (i = 0; i < n; i = j) {
 		uint64_t cum = 0, sum = 0;
 
@@ -695,7 +691,7 @@ static int summary_family(struct trig *t, uint32_t k)
 	ret = family(t->om, part, summary_sfx, fam);
 	if (ret)
 		goto out;
-	put_meta(t->om, fam, "summary", part, t->sys, t->ev, NULL);
+	put_meta(t->om, fam, "summary", part, t->sys, t->ev);
 	for (i = 0; i < o->nr_quantiles && qd.total; i++) {
 		uint64_t lo, hi;
 
@@ -723,7 +719,7 @@ static int simple_family(struct trig *t, const char *part, const char *type,
 
 	if (ret)
 		return ret;
-	put_meta(t->om, fam, type, what, t->sys, t->ev, NULL);
+	put_meta(t->om, fam, type, what, t->sys, t->ev);
 	put_tail(&t->om->sb, fam, sample_sfx, NULL, 0, v);
 	return 0;
 }
@@ -764,7 +760,7 @@ static int put_trigger(struct om *om, hist_reader *r, unsigned index,
 	ret = family(om, "trigger", info_sfx, fam);
 	if (ret)
 		return ret;
-	put_meta(om, fam, "info", "the hist trigger", sys, ev, NULL);
+	put_meta(om, fam, "info", "the hist trigger", sys, ev);
 	hist__sb_puts(&om->sb, fam);
 	hist__sb_puts(&om->sb, "_info{trigger=\"");
 	put_text(&om->sb, info->trigger, true);
@@ -832,7 +828,7 @@ int hist_event_print_openmetrics(hist_event *ev, hist_write_fn write, void *arg,
 	struct om om = { .opts = opts };
 	unsigned i, n;
 	size_t j;
-	int ret = 0;
+	int fin, ret = 0;
 
 	if (!ev || !write)
 		return -HIST_EINVAL;
@@ -852,11 +848,8 @@ int hist_event_print_openmetrics(hist_event *ev, hist_write_fn write, void *arg,
 	for (j = 0; j < om.nr_names; j++)
 		hist__free(om.names[j]);
 	hist__free(om.names);
-	if (ret) {
-		hist__sb_finish(&om.sb);
-		return ret;
-	}
-	return hist__sb_finish(&om.sb);
+	fin = hist__sb_finish(&om.sb);
+	return ret ? ret : fin;
 }
 
 int hist_print_openmetrics_eof(hist_write_fn write, void *arg,
