@@ -66,11 +66,11 @@ static uint32_t layout(struct hist__hist *h)
 	}
 	for (i = 0; i < h->nr_vars; i++) {
 		if (h->vars[i]->flags & HIST__F_STRING) {
-			h->vars[i]->key_offset = off + HIST__SSLOT_HDR;
+			h->vars[i]->slot_off = off + HIST__SSLOT_HDR;
 			off += HIST__SSLOT_HDR + HIST__STR_VAR_LEN_MAX;
 		} else if (h->vars[i]->flags & HIST__F_STACKTRACE) {
 			/* frames plus a terminating 0 */
-			h->vars[i]->key_offset = off + HIST__SSLOT_HDR;
+			h->vars[i]->slot_off = off + HIST__SSLOT_HDR;
 			off += HIST__SSLOT_HDR + (HIST__STACK_MAX + 1) * 8;
 		}
 	}
@@ -279,7 +279,7 @@ static void set_vars(const struct hist__hist *h, struct hist__eval *e,
 		 * that finds another writing it leaves that one's (sslot.h) */
 		if (v->flags & HIST__F_STRING) {
 			char tmp[HIST__STR_VAR_LEN_MAX];
-			uint8_t *buf = payload + v->key_offset;
+			uint8_t *buf = payload + v->slot_off;
 			const char *s;
 			size_t n = v->str(v, e, &s);
 
@@ -291,7 +291,7 @@ static void set_vars(const struct hist__hist *h, struct hist__eval *e,
 			val = (uint64_t)(uintptr_t)buf;
 		} else if (v->flags & HIST__F_STACKTRACE) {
 			uint64_t tmp[HIST__STACK_MAX + 1];
-			uint8_t *buf = payload + v->key_offset;
+			uint8_t *buf = payload + v->slot_off;
 			const struct hist__field *src = v;
 			const uint64_t *st;
 			unsigned n;
@@ -433,10 +433,7 @@ static bool field_match(const struct hist__field *a, const struct hist__field *b
 	if (a->flags != b->flags || a->size != b->size ||
 	    a->is_signed != b->is_signed || a->op != b->op ||
 	    a->constant != b->constant || a->bucket != b->bucket ||
-	    !a->ef != !b->ef ||
-	    /* a variable's key_offset is its storage, given by layout()
-	     * once installed: a command being matched has none yet */
-	    ((a->flags & HIST__F_KEY) && a->key_offset != b->key_offset))
+	    !a->ef != !b->ef || a->key_offset != b->key_offset)
 		return false;
 	/* named triggers compare fields of different events: by shape */
 	if (a->ef && (a->ef->size != b->ef->size ||
@@ -507,8 +504,7 @@ static uint64_t mix_str(uint64_t h, const char *s)
 	return mix(h, 2);
 }
 
-/* Hashes what field_match() compares but KEY_OFFSET, which hist__hist_setup()
- * assigns to string variables after the duplicate check. */
+/* Hashes what field_match() compares. */
 static uint64_t field_sig(uint64_t h, const struct hist__field *f)
 {
 	if (!f)
@@ -517,6 +513,7 @@ static uint64_t field_sig(uint64_t h, const struct hist__field *f)
 	h = mix(h, ((uint64_t)f->size << 16) | ((uint64_t)f->is_signed << 8) | f->op);
 	h = mix(h, f->constant);
 	h = mix(h, f->bucket);
+	h = mix(h, f->key_offset);
 	if (f->ef) {
 		h = mix(h, ((uint64_t)f->ef->size << 1) | (f->ef->is_signed != 0));
 		h = mix_str(h, f->ef->type);

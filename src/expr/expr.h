@@ -83,6 +83,10 @@ struct hist__field {
 	const struct hist__field *ref_var; /* ... and the variable's field */
 	char *ref_system, *ref_event;	/* for refs: as written (qualified) */
 	uint32_t key_offset;		/* keys: offset in the compound key */
+	/* string and stack variables: their slot in the element's payload
+	 * (core/sslot.h), given by layout() at install; storage, not
+	 * identity, so hist__hist_match() never compares it */
+	uint32_t slot_off;
 	uint32_t key_size;		/* keys: slot bytes in the compound key */
 };
 
