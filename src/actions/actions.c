@@ -896,7 +896,6 @@ static void store_fvar(const struct hist__hist *h, const struct hist__fvar *fv,
 	uint64_t v;
 
 	if (f->flags & HIST__F_STRING) {
-		char tmp[HIST__STR_VAR_LEN_MAX];
 		uint8_t *buf = payload + fv->str_off;
 		const char *s;
 		size_t n = f->str(f, e, &s);
@@ -904,10 +903,8 @@ static void store_fvar(const struct hist__hist *h, const struct hist__fvar *fv,
 
 		if (n > max - 1)
 			n = max - 1;
-		memcpy(tmp, s, n);
-		tmp[n] = 0;
 		/* rule 5: a busy slot keeps the other hit's text */
-		(void)hist__sslot_write(buf, tmp, (uint32_t)n + 1);
+		(void)hist__sslot_write(buf, s, (uint32_t)n, (uint32_t)n + 1);
 		v = (uint64_t)(uintptr_t)buf;
 	} else {
 		v = hist__field_val(f, e);

@@ -278,34 +278,29 @@ static void set_vars(const struct hist__hist *h, struct hist__eval *e,
 		/* Texts and stacks go through their slot's seqlock: a hit
 		 * that finds another writing it leaves that one's (sslot.h) */
 		if (v->flags & HIST__F_STRING) {
-			char tmp[HIST__STR_VAR_LEN_MAX];
 			uint8_t *buf = payload + v->slot_off;
 			const char *s;
 			size_t n = v->str(v, e, &s);
 
 			if (n > HIST__STR_VAR_LEN_MAX - 1)
 				n = HIST__STR_VAR_LEN_MAX - 1;
-			memcpy(tmp, s, n);
-			tmp[n] = 0;
-			(void)hist__sslot_write(buf, tmp, (uint32_t)n + 1);
+			(void)hist__sslot_write(buf, s, (uint32_t)n, (uint32_t)n + 1);
 			val = (uint64_t)(uintptr_t)buf;
 		} else if (v->flags & HIST__F_STACKTRACE) {
-			uint64_t tmp[HIST__STACK_MAX + 1];
+			uint64_t tmp[HIST__STACK_MAX];
 			uint8_t *buf = payload + v->slot_off;
 			const struct hist__field *src = v;
-			const uint64_t *st;
+			const uint64_t *st = tmp;
 			unsigned n;
 
 			while (src->flags & HIST__F_ALIAS)
 				src = src->operands[0];
-			if (src->ef) {
+			if (src->ef)
 				n = hist__read_stack(src->ef, e->r, tmp, HIST__STACK_MAX);
-			} else {
+			else
 				n = hist__rec_stack(e->r, &st);
-				memcpy(tmp, st, n * 8);
-			}
-			tmp[n] = 0;
-			(void)hist__sslot_write(buf, tmp, (n + 1) * 8);
+			/* the frames and a terminating 0 */
+			(void)hist__sslot_write(buf, st, n * 8, (n + 1) * 8);
 			val = (uint64_t)(uintptr_t)buf;
 		} else {
 			val = hist__field_val(v, e);

@@ -40,30 +40,46 @@ static inline uint64_t *hist__sslot_hdr(const void *data)
 	return (uint64_t *)(uintptr_t)((const uint8_t *)data - HIST__SSLOT_HDR);
 }
 
-/* Copy N bytes of SRC into the slot at DATA (N at most its size).
+/* Copy N bytes of SRC into the slot at DATA, followed by zeros up to LEN
+ * bytes (N <= LEN, LEN at most its size): a text goes straight from the
+ * record with its terminating 0 (LEN = N + 1), no copy of it first.
  * Returns false if another writer holds it (nothing written).
  * Context: any thread; lock-free, never waits. */
-static inline bool hist__sslot_write(void *data, const void *src, uint32_t n)
+static inline bool hist__sslot_write(void *data, const void *src, uint32_t n, uint32_t len)
 {
 	uint64_t *hdr = hist__sslot_hdr(data), *w = data;
 	uint64_t h = hist__load_relaxed(hdr), word;
-	uint32_t i, nw = (n + 7) / 8;
+	uint32_t i, at, nw = (len + 7) / 8;
 
 	if (h & 1)
 		return false;
 	/* acq_rel: the claim; the release stores below stay after it */
 	if (!hist__cas_acq_rel(hdr, &h, h + 1))
 		return false;
-	for (i = 0; i < nw; i++) {
-		uint32_t k = n - 8 * i < 8 ? n - 8 * i : 8;
-
-		word = 0;
-		memcpy(&word, (const uint8_t *)src + 8 * i, k);
+	for (i = 0, at = 0; i < nw; i++, at += 8) {
+		/* whole words in one load; only the last bytes of SRC
+		 * are copied one by one */
+		if (at + 8 <= n) {
+			memcpy(&word, (const uint8_t *)src + at, 8);
+		} else if (at < n && n >= 8) {
+			/* the last N - AT bytes: one load of the word ending
+			 * at SRC + N, shifted to the front in memory order */
+			memcpy(&word, (const uint8_t *)src + n - 8, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+			word <<= 8 * (8 - (n - at));
+#else
+			word >>= 8 * (8 - (n - at));
+#endif
+		} else {
+			word = 0;
+			if (at < n)
+				memcpy(&word, (const uint8_t *)src + at, n - at);
+		}
 		/* release: a reader that sees this word sees the odd header */
 		hist__store_release(&w[i], word);
 	}
 	/* release: the words are complete before the header is even */
-	hist__store_release(hdr, ((uint64_t)n << 32) | (uint32_t)(h + 2));
+	hist__store_release(hdr, ((uint64_t)len << 32) | (uint32_t)(h + 2));
 	return true;
 }
 
