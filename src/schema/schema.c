@@ -253,10 +253,12 @@ unsigned hist__rec_stack(struct hist__rec *r, const uint64_t **ips)
 				r->nr_stack = r->host->stacktrace(
 					r->host->data, r->hit, r->stack_buf,
 					HIST__STACK_MAX);
-			if (r->nr_stack > HIST__STACK_MAX)
-				r->nr_stack = HIST__STACK_MAX;
 			r->stack = r->stack_buf;
 		}
+		/* either source: the key slot and a variable's slot hold
+		 * HIST__STACK_MAX frames, and a host's hit may give more */
+		if (r->nr_stack > HIST__STACK_MAX)
+			r->nr_stack = HIST__STACK_MAX;
 	}
 	*ips = r->stack;
 	return r->nr_stack;
