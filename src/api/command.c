@@ -574,10 +574,13 @@ int hist_event_set_host_filtered(hist_event *ev, int on)
 	int ret;
 
 	ev->host_filtered = on != 0;
-	/* the hits learn it from the list they walk: publish a new one */
+	hist__triggers_set_host_filtered(ev);
+	/* and the variant of a lone trigger with the list published */
 	ret = hist__triggers_publish(ev);
-	if (ret)
+	if (ret) {
 		ev->host_filtered = old;
+		hist__triggers_set_host_filtered(ev);
+	}
 	return ret;
 }
 

@@ -190,7 +190,7 @@ static HIST__ALWAYS_INLINE void tlist_run(const struct hist__tlist *tl, struct h
 	if (tl->simple && hit) {
 		if (!depth)
 			slot = hist__slot_enter(ev->ctx, hit->cpu);
-		hist__hist_hit_simple(tl->simple, tl->host_filtered, rec, len, hit, slot);
+		hist__hist_hit_simple(tl->simple, rec, len, hit, slot);
 		return;
 	}
 	if (!hit) {

@@ -206,6 +206,8 @@ int hist__tlist_add(struct hist_event *ev, struct hist__trigger *t, bool head)
 		return -HIST_ENOMEM;
 	if (t->kind == HIST__T_HIST && index_add_hist(ix, t))
 		return -HIST_ENOMEM;
+	/* before T is published (rule 2) */
+	t->hit_filter = ev->host_filtered ? NULL : t->filter;
 	after = head ? NULL : ix->tail;
 	if (after)
 		t->order = after->order + 1;
@@ -375,6 +377,15 @@ struct hist__hist *hist__event_var(const struct hist_event *ev, const char *name
 		return NULL;
 	*idx = best->idx;
 	return best->h;
+}
+
+void hist__triggers_set_host_filtered(struct hist_event *ev)
+{
+	struct hist__trigger *t;
+
+	for (t = ev->trig_head; t; t = t->next)
+		/* relaxed: trigger.h rule 4 */
+		hist__store_relaxed(&t->hit_filter, ev->host_filtered ? NULL : t->filter);
 }
 
 uint32_t hist__tlist_len(const struct hist_event *ev)

@@ -58,7 +58,6 @@ int hist__triggers_publish(struct hist_event *ev)
 	if (n) {
 		tl->all_hist = !hist__tlist_nr_generic(ev);
 		tl->ev = ev;
-		tl->host_filtered = ev->host_filtered;
 		tl->hit = hist__tlist_hit_any;
 		/* only the lone trigger of a list has a variant */
 		if (old && old->fast)
@@ -66,8 +65,7 @@ int hist__triggers_publish(struct hist_event *ev)
 		if (n == 1 && tl->all_hist) {
 			bool simple;
 			struct hist__trigger *lone = ev->trig_head;
-			const struct hist__variant *v = hist__variant_choose(lone, tl->host_filtered,
-									      &simple);
+			const struct hist__variant *v = hist__variant_choose(lone, &simple);
 
 			if (simple)
 				tl->simple = lone;
@@ -224,6 +222,7 @@ void hist__triggers_run(const struct hist__tlist *tl, struct hist__rec *r)
 	/* traceoff and stacktrace run after the others; the slot rules
 	 * allow at most one of each per event */
 	struct hist__trigger *post[2];
+	const struct hist_filter *f;
 	uint32_t i, n_post = 0;
 
 	/* The common list: hist triggers only, none of them a post trigger. */
@@ -235,7 +234,8 @@ void hist__triggers_run(const struct hist__tlist *tl, struct hist__rec *r)
 			/* relaxed: as below */
 			if (hist__load_relaxed(&t->paused))
 				continue;
-			if (t->filter && !tl->host_filtered && !hist__filter_match(t->filter, r))
+			f = hist__load_relaxed(&t->hit_filter);
+			if (f && !hist__filter_match(f, r))
 				continue;
 			hist__hist_hit(t->hist, r);
 		}
@@ -249,7 +249,9 @@ void hist__triggers_run(const struct hist__tlist *tl, struct hist__rec *r)
 		 * not be counted, as in the kernel */
 		if (hist__load_relaxed(&t->paused))
 			continue;
-		if (t->filter && !tl->host_filtered && !hist__filter_match(t->filter, r))
+		/* relaxed: rule 4 */
+		f = hist__load_relaxed(&t->hit_filter);
+		if (f && !hist__filter_match(f, r))
 			continue;
 		if (is_post(t->kind) && n_post < 2) {
 			post[n_post++] = t;

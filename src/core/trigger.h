@@ -24,7 +24,9 @@
  * 4. A hit writes only atomics of a trigger: COUNT (a CAS, so concurrent
  *    hits never take more than the count), the tables' words (map.c),
  *    the actions' tracked values and snapshot (actions.c).  PAUSED is a
- *    relaxed word: a hit may see a pause a little late.
+ *    relaxed word: a hit may see a pause a little late.  HIT_FILTER is
+ *    a relaxed pointer the control thread rewrites when the event's
+ *    host_filtered changes: a hit may evaluate a filter a little long.
  * 5. A clear swaps hist->map with a release store; hits load it with an
  *    acquire (hist__hist_clear()).
  *
@@ -206,6 +208,10 @@ struct hist__trigger {
 	enum hist__tkind kind;
 	struct hist_event *ev;
 	struct hist_filter *filter;
+	/* the filter the hits evaluate: FILTER, or NULL while the event is
+	 * host_filtered (the host applied it); set by hist__tlist_add() and
+	 * hist__triggers_set_host_filtered(), so no hit tests the flag */
+	struct hist_filter *hit_filter;
 	char *filter_text;
 	int64_t count;			/* -1: unlimited; atomic */
 	uint32_t paused;		/* atomic; hist and generic alike */
@@ -233,9 +239,6 @@ struct hist__tlist {
 	struct hist__retired retire;
 	uint32_t n;
 	uint32_t all_hist;	/* every trigger is a hist: no post pass */
-	/* the event's host_filtered when published: every record fed passed
-	 * every trigger's filter, so the hits evaluate none */
-	uint32_t host_filtered;
 	/* the only trigger, a hist that the simple variants accept (taken
 	 * through hist__hist_hit_simple() when it has no cell of its own) */
 	struct hist__trigger *simple;
@@ -290,7 +293,7 @@ struct hist__variant {
  * Fills the hist's record readers.  The one place a variant is chosen.
  * Context: control thread, before the list holding T is published.
  */
-const struct hist__variant *hist__variant_choose(struct hist__trigger *t, bool host_filtered,
+const struct hist__variant *hist__variant_choose(struct hist__trigger *t,
 						 bool *simple) HIST__INTERNAL;
 /* Cell I of the table (in no particular order), NULL past the last. */
 const struct hist__variant *hist__variant_at(uint32_t i) HIST__INTERNAL;
@@ -311,10 +314,10 @@ void hist__hist_hit(struct hist__hist *h, struct hist__rec *r) HIST__INTERNAL;
  * hist__event_hit() on the list's event, with no cpu slot yet. */
 void hist__tlist_hit_any(const struct hist__tlist *tl, const uint8_t *rec, size_t len,
 			 const struct hist_hit *hit) HIST__INTERNAL;
-/* pause, filter (unless HOST_FILTERED) and hist__hist_hit() of the
- * simple hist trigger T, through cpu slot SLOT (see hist__slot_enter()). */
-void hist__hist_hit_simple(struct hist__trigger *t, bool host_filtered, const void *rec,
-			   size_t len, const struct hist_hit *hit, uint32_t slot) HIST__INTERNAL;
+/* pause, filter (its hit_filter) and hist__hist_hit() of the simple hist
+ * trigger T, through cpu slot SLOT (see hist__slot_enter()). */
+void hist__hist_hit_simple(struct hist__trigger *t, const void *rec, size_t len,
+			   const struct hist_hit *hit, uint32_t slot) HIST__INTERNAL;
 void hist__hist_free(struct hist__hist *h) HIST__INTERNAL;
 /* Build the map and layout of a parsed hist.  0 or -errno. */
 int hist__hist_setup(struct hist__hist *h) HIST__INTERNAL;
@@ -368,6 +371,9 @@ void hist__tlist_relink(struct hist_event *ev, struct hist__trigger *t,
 /* The number of triggers in EV's control list, and of those not hist. */
 uint32_t hist__tlist_len(const struct hist_event *ev) HIST__INTERNAL;
 uint32_t hist__tlist_nr_generic(const struct hist_event *ev) HIST__INTERNAL;
+/* Set the hit_filter of EV's triggers for EV's host_filtered; the hits
+ * see it at once, the variants with the next published list. */
+void hist__triggers_set_host_filtered(struct hist_event *ev) HIST__INTERNAL;
 /* Unlink T from EV's control list and index (T stays allocated). */
 void hist__tlist_unlink(struct hist_event *ev, struct hist__trigger *t) HIST__INTERNAL;
 /* The edits of a control list that the shared array takes in place. */

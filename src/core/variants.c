@@ -228,16 +228,18 @@ static void hit_simple(struct hist__hist *h, const uint8_t *data, size_t len,
  * the same pause and filter checks, the same key and sums, without the
  * general machinery (no ts, key builder, references, variables, actions).
  */
-void hist__hist_hit_simple(struct hist__trigger *t, bool host_filtered, const void *rec,
-			   size_t len, const struct hist_hit *hit, uint32_t slot)
+void hist__hist_hit_simple(struct hist__trigger *t, const void *rec, size_t len,
+			   const struct hist_hit *hit, uint32_t slot)
 {
+	/* relaxed: trigger.h rule 4 */
+	const struct hist_filter *filter = hist__load_relaxed(&t->hit_filter);
+
 	if (!rec)
 		len = 0;
 	/* relaxed: as in hist__triggers_run() */
 	if (hist__load_relaxed(&t->paused))
 		return;
-	if (t->filter && !host_filtered &&
-	    !hist__filter_match_data(t->filter, t->hist->ev, rec, len, hit))
+	if (filter && !hist__filter_match_data(filter, t->hist->ev, rec, len, hit))
 		return;
 	hit_simple(t->hist, rec, len, hit, slot);
 }
@@ -942,12 +944,11 @@ static bool wide_dims(struct hist__hist *h, struct hist__variant *want)
 	return true;
 }
 
-const struct hist__variant *hist__variant_choose(struct hist__trigger *t, bool host_filtered,
-						 bool *simple)
+const struct hist__variant *hist__variant_choose(struct hist__trigger *t, bool *simple)
 {
 	struct hist__hist *h = t->hist;
 	/* a filter the host applied is no filter for the hit */
-	const struct hist_filter *filter = host_filtered ? NULL : t->filter;
+	const struct hist_filter *filter = t->hit_filter;
 	struct hist__variant want;
 	const struct hist__variant *v = NULL;
 
