@@ -55,13 +55,13 @@ int hist__triggers_publish(struct hist_event *ev)
 		hist__free(tl);
 		return -HIST_ENOMEM;
 	}
+	/* only the lone trigger of a list has a variant (debug output) */
+	if (old && old->fast)
+		old->fast->hist->variant = NULL;
 	if (n) {
 		tl->all_hist = !hist__tlist_nr_generic(ev);
 		tl->ev = ev;
 		tl->hit = hist__tlist_hit_any;
-		/* only the lone trigger of a list has a variant */
-		if (old && old->fast)
-			old->fast->hist->variant = NULL;
 		if (n == 1 && tl->all_hist) {
 			bool simple;
 			struct hist__trigger *lone = ev->trig_head;
@@ -75,8 +75,6 @@ int hist__triggers_publish(struct hist_event *ev)
 				tl->fast->hist->variant = v;
 			}
 		}
-	} else if (old && old->fast) {
-		old->fast->hist->variant = NULL;
 	}
 	/* release: pairs with the acquire in hist_event_hit(); the list
 	 * and every trigger it holds are complete before they are seen */
