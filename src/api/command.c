@@ -126,7 +126,6 @@ static int hist_register(struct hist_event *ev, struct hist__trigger *t,
 	struct hist_ctx *ctx = ev->ctx;
 	struct hist__named *g = NULL;
 	struct hist__trigger *x;
-	uint32_t i;
 	int ret;
 
 	if (t->hist->name) {
@@ -198,9 +197,6 @@ static int hist_register(struct hist_event *ev, struct hist__trigger *t,
 		hist__tlist_unlink(ev, t);
 		return ret;
 	}
-	for (i = 0; i < t->hist->nr_refs; i++)
-		if (t->hist->refs[i]->ref_hist != t->hist)
-			t->hist->refs[i]->ref_hist->nr_referrers++;
 	return 0;
 }
 

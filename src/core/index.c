@@ -101,6 +101,17 @@ static struct hist__tindex *index_get(struct hist_event *ev)
 #define SIG_KEY(t) ((uint32_t)((t)->sig ^ ((t)->sig >> 32)))
 #define VAR_KEY(l) ((l)->hash)
 
+/* Count H's references in the hists they name (D = 1 or -1): a hist that
+ * others reference is not removed (hist__hist.nr_referrers). */
+static void count_referrers(const struct hist__hist *h, int d)
+{
+	uint32_t i;
+
+	for (i = 0; i < h->nr_refs; i++)
+		if (h->refs[i]->ref_hist != h)
+			h->refs[i]->ref_hist->nr_referrers += (uint32_t)d;
+}
+
 static int index_add_hist(struct hist__tindex *ix, struct hist__trigger *t)
 {
 	struct hist__hist *h = t->hist;
@@ -129,6 +140,7 @@ static int index_add_hist(struct hist__tindex *ix, struct hist__trigger *t)
 		ix->var_tab[l->hash & ix->var_mask] = l;
 	}
 	ix->nr_var += h->nr_vars;
+	count_referrers(h, 1);
 	return 0;
 }
 
@@ -158,6 +170,7 @@ static void index_del_hist(struct hist__tindex *ix, struct hist__trigger *t)
 		}
 		l->next = NULL;
 	}
+	count_referrers(h, -1);
 }
 
 /* Link T after AFTER (NULL: at the head) in EV's control list. */

@@ -94,7 +94,6 @@ int hist__triggers_publish(struct hist_event *ev)
 int hist__trigger_remove(struct hist_event *ev, struct hist__trigger *t)
 {
 	struct hist__trigger *prev = t->prev;
-	uint32_t i;
 	int ret;
 
 	if (t->ev != ev || (!prev && ev->trig_head != t))
@@ -106,12 +105,8 @@ int hist__trigger_remove(struct hist_event *ev, struct hist__trigger *t)
 		hist__tlist_relink(ev, t, prev);
 		return ret;
 	}
-	if (t->hist) {
-		for (i = 0; i < t->hist->nr_refs; i++)
-			if (t->hist->refs[i]->ref_hist != t->hist)
-				t->hist->refs[i]->ref_hist->nr_referrers--;
+	if (t->hist)
 		t->hist->aops->release(t->hist);
-	}
 	hist__retire(ev->ctx, &t->retire, hist__trigger_free, t);
 	return 0;
 }

@@ -169,8 +169,9 @@ struct hist__hist {
 	uint32_t nr_var_slots;
 	struct hist_map *map;		/* own or the named group's */
 	struct hist__named *group;
-	/* registered hists of other triggers whose references name one of
-	 * this hist's variables: a removal is refused while nonzero */
+	/* references to this hist's variables from the other hists in
+	 * their events' control lists (index.c): a removal is refused
+	 * while nonzero */
 	uint32_t nr_referrers;
 	/* this hist's variables in its event's index (index.c), while its
 	 * trigger is registered */
