@@ -9,12 +9,15 @@
  * thousands, a referenced hist cannot be removed.  Correctness only: the
  * timing is bench/triggers' job.  Each test runs with and without the
  * host's synchronize() (freed at once / at hist_ctx_reclaim()), so the
- * sanitizer builds see any use of a retired array or trigger.
+ * sanitizer builds see any use of a retired array or trigger.  The named
+ * groups (name=) of a context are found by hash: the names their lookups
+ * compare are counted, and must stay linear in the number of lookups.
  */
 #include "harness.h"
 #include "test_events.h"
 #include "libhist.h"
 #include "util.h"
+#include "core/ctx.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -257,11 +260,86 @@ static void test_many_vars(void)
 	teardown();
 }
 
+#define NAMED 2000
+
+static int named_cmd(hist_event *e, const char *what, unsigned i, const char *bang)
+{
+	char buf[128];
+
+	snprintf(buf, sizeof(buf), "%shist:keys=pid:vals=b:%s:name=g%u", bang, what, i);
+	return hist_trigger_parse(e, buf, NULL);
+}
+
+/* Thousands of named groups: each add looks its name up once (a miss
+ * creates the group, a hit joins it); the names compared stay within a
+ * few per lookup, and the table within a few buckets per group, where
+ * the kernel's list (and libhist's before) compared N^2 / 2 names. */
+static void test_many_named(void)
+{
+	struct hist_event_desc d = {
+		.system = "many", .name = "ev2", .fields = fields,
+		.nr_fields = sizeof(fields) / sizeof(fields[0]),
+	};
+	hist_event *ev2;
+	uint64_t lookups = 0;
+	size_t hit1, hit0, joined = 0;
+	unsigned i;
+
+	setup(true);
+	T_EQ(hist_event_define(ctx, &d, &ev2), 0);
+	for (i = 0; i < NAMED; i++, lookups++)
+		T_EQ(named_cmd(ev, "size=256", i, ""), 0);
+	T_EQU(ctx->nr_named, NAMED);
+	T_ASSERT(ctx->named_mask + 1 <= 2 * NAMED);
+	/* the same name on another event joins the group: one table */
+	for (i = 0; i < NAMED; i += 7, lookups++, joined++)
+		T_EQ(named_cmd(ev2, "size=256", i, ""), 0);
+	T_EQU(ctx->nr_named, NAMED);
+	/* ... if its shape matches the group's */
+	T_EQ(hist_trigger_parse(ev2, "hist:keys=a:vals=b:name=g5", NULL), -HIST_EINVAL);
+	lookups++;
+	T_ASSERT(ctx->named_cmps <= 3 * lookups);
+	{
+		uint8_t rec[32] = { 0 };
+		struct hist_hit hit = { .pid = 1, .comm = "t" };
+
+		/* ev's hists show ev2's hit in the joined groups only */
+		hist_event_hit(ev2, rec, sizeof(rec), &hit);
+		T_EQU(hit_and_count(0, &hit1, &hit0), joined);
+		T_EQU(hit1, NAMED - joined);
+		T_EQU(hit0, 0);
+	}
+	/* a group lives while it has a member; the table with the groups */
+	for (i = 0; i < NAMED; i++)
+		T_EQ(named_cmd(ev, "size=256", i, "!"), 0);
+	T_EQU(ctx->nr_named, joined);
+	T_EQ(named_cmd(ev, "size=256", 7, ""), 0);	/* joins ev2's g7 */
+	T_EQ(named_cmd(ev, "size=256", 8, ""), 0);	/* a new g8 */
+	T_EQU(hit_and_count(0, &hit1, &hit0), 0);
+	T_EQU(hit1, 1);					/* g8 */
+	{
+		struct t_text t = { 0 };
+
+		/* g7 kept ev2's hit and ev's first: 2 + this one */
+		T_EQ(hist_event_print_hist(ev, t_text_write, &t), 0);
+		T_EQU(count_str(t.s, "    Hits: 3\n"), 1);
+		free(t.s);
+	}
+	T_EQ(named_cmd(ev, "size=256", 7, "!"), 0);
+	T_EQ(named_cmd(ev, "size=256", 8, "!"), 0);
+	for (i = 0; i < NAMED; i += 7)
+		T_EQ(named_cmd(ev2, "size=256", i, "!"), 0);
+	T_EQU(ctx->nr_named, 0);
+	T_ASSERT(ctx->named_tab == NULL);
+	teardown();
+}
+
 int main(void)
 {
 	T_RUN(test_many_triggers);
 	T_RUN(test_many_triggers_sync);
 	T_RUN(test_compaction);
 	T_RUN(test_many_vars);
+	T_RUN(test_many_named);
 	return T_DONE();
 }

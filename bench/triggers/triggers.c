@@ -15,7 +15,8 @@
  *
  * Shapes (-s): "filter" (the same keys, a different `if a == I`),
  * "bucket" (keys=a.buckets=I+1), "var" (a variable named after I: the
- * unique-name check is part of each add).
+ * unique-name check is part of each add), "named" (name=gI: each add
+ * looks its name up among the context's named groups).
  *
  *   build/bench/hist-bench-triggers                 # 1k 2k 4k 8k, every shape
  *   build/bench/hist-bench-triggers -s filter 9000  # one shape, one size
@@ -77,6 +78,8 @@ static void command(char *buf, size_t n, const char *shape, unsigned i, bool rem
 		snprintf(buf, n, "%shist:keys=a.buckets=%u:vals=hitcount", bang, i + 1);
 	else if (!strcmp(shape, "var"))
 		snprintf(buf, n, "%shist:keys=pid:v%u=b", bang, i);
+	else if (!strcmp(shape, "named"))
+		snprintf(buf, n, "%shist:keys=pid:vals=b:name=g%u", bang, i);
 	else
 		snprintf(buf, n, "%shist:keys=pid:vals=hitcount,b if a == %u", bang, i);
 }
@@ -196,7 +199,7 @@ static int run_child(const char *shape, unsigned n, bool sync)
 
 int main(int argc, char **argv)
 {
-	static const char *const shapes[] = { "filter", "bucket", "var" };
+	static const char *const shapes[] = { "filter", "bucket", "var", "named" };
 	static const unsigned sizes[] = { 1000, 2000, 4000, 8000 };
 	const char *shape = NULL;
 	bool sync = false;
@@ -205,7 +208,7 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "s:S")) != -1) {
 		if (opt == 's' && (!strcmp(optarg, shapes[0]) || !strcmp(optarg, shapes[1]) ||
-				   !strcmp(optarg, shapes[2]))) {
+				   !strcmp(optarg, shapes[2]) || !strcmp(optarg, shapes[3]))) {
 			shape = optarg;
 		} else if (opt == 'S') {
 			sync = true;
@@ -222,7 +225,7 @@ int main(int argc, char **argv)
 	       sync ? " (host synchronize: retired memory freed at once)" : "");
 	printf("%-7s %6s  %9s  %9s  %9s  %8s  %9s  %9s\n", "shape", "N", "add s",
 	       "us/add", "KiB/trig", "hit ms", "remove s", "us/remove");
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < 4; k++) {
 		if (shape && strcmp(shape, shapes[k]))
 			continue;
 		if (optind < argc) {
@@ -236,7 +239,7 @@ int main(int argc, char **argv)
 	}
 	return fails ? 1 : 0;
 usage:
-	fprintf(stderr, "usage: %s [-S] [-s filter|bucket|var] [N...] (N from 1 to 10^9)\n",
+	fprintf(stderr, "usage: %s [-S] [-s filter|bucket|var|named] [N...] (N from 1 to 10^9)\n",
 		argv[0]);
 	return 2;
 }

@@ -92,16 +92,6 @@ static int set_trigger_filter(struct hist__trigger *t, const char *filter,
 	return t->filter_text ? 0 : -HIST_ENOMEM;
 }
 
-static struct hist__named *find_named(struct hist_ctx *ctx, const char *name)
-{
-	struct hist__named *g;
-
-	for (g = ctx->named; g; g = g->next)
-		if (!strcmp(g->name, name))
-			return g;
-	return NULL;
-}
-
 static int apply_update(struct hist__trigger *x, const struct hist__parsed *p)
 {
 	if (p->pause) {
@@ -129,7 +119,7 @@ static int hist_register(struct hist_event *ev, struct hist__trigger *t,
 	int ret;
 
 	if (t->hist->name) {
-		g = find_named(ctx, t->hist->name);
+		g = hist__named_find(ctx, t->hist->name);
 		if (g && g->first && !hist__hist_match(t, g->first->t, true)) {
 			hist__perr_add(pe, -HIST_EINVAL, HIST_ERR_NAMED_MISMATCH,
 				       t->hist->name, strlen(t->hist->name));
@@ -168,19 +158,18 @@ static int hist_register(struct hist_event *ev, struct hist__trigger *t,
 			return ret;
 	}
 	if (t->hist->name && !g) {
-		g = hist__zalloc(sizeof(*g));
-		if (!g || !(g->name = hist__strdup(t->hist->name))) {
-			hist__free(g);
+		g = hist__named_add(ctx, t->hist->name);
+		if (!g)
 			return -HIST_ENOMEM;
-		}
-		g->next = ctx->named;
-		ctx->named = g;
 	}
 	if (g)
 		t->hist->map = g->map; /* NULL for the first member */
 	ret = hist__hist_setup(t->hist);
-	if (ret)
+	if (ret) {
+		if (g && !g->refs)	/* no member: the group goes */
+			hist__named_del(ctx, g);
 		return ret;
+	}
 	if (g) {
 		g->map = t->hist->map;
 		g->refs++;

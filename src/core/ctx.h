@@ -85,7 +85,11 @@ struct hist_ctx {
 	void *cpus_raw;
 	struct hist_event *events;
 	struct hist__synth *synths;
-	struct hist__named *named;
+	/* named groups (name=) by name, index.c; NAMED_CMPS counts the
+	 * names hist__named_find() compared (test_triggers: linear) */
+	struct hist__named **named_tab;
+	uint32_t named_mask, nr_named;
+	uint64_t named_cmps;
 	struct hist__retired *retired;
 	/* error_log ring: preallocated, so logging an error never allocates */
 	struct hist__errlog_entry log[HIST__ERRLOG_MAX];

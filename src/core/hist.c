@@ -201,17 +201,8 @@ void hist__hist_free(struct hist__hist *h)
 	hist__free(h->cmd);
 	if (h->group) {
 		if (--h->group->refs == 0) {
-			struct hist__named **pp;
-
-			for (pp = &h->ev->ctx->named; *pp; pp = &(*pp)->next) {
-				if (*pp == h->group) {
-					*pp = h->group->next;
-					break;
-				}
-			}
 			hist__map_destroy(h->group->map);
-			hist__free(h->group->name);
-			hist__free(h->group);
+			hist__named_del(h->ev->ctx, h->group);
 		} else if (h->group->first == h) {
 			h->group->first = NULL;
 		}

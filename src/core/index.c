@@ -28,8 +28,12 @@
  *   generic trigger at the head) builds a fresh array, the old one being
  *   retired with the list that used it.
  *
+ * Per context, the named groups (name=) sit in a hash table by name, so
+ * that creating or joining one of N groups does not compare N names (the
+ * kernel's find_named_trigger() walks a list of every named trigger).
+ *
  * Tables grow by doubling at load factor 1 and never shrink while the
- * event has triggers.
+ * event has triggers (the context has named groups).
  */
 #include "core/trigger.h"
 
@@ -422,4 +426,69 @@ void hist__tlist_index_free(struct hist_event *ev)
 	hist__free(ix->var_tab);
 	hist__free(ix);
 	ev->tindex = NULL;
+}
+
+/* ---- named groups (name=) of a context, by name ---------------------- */
+
+#define NAMED_KEY(g) ((g)->hash)
+
+struct hist__named *hist__named_find(struct hist_ctx *ctx, const char *name)
+{
+	struct hist__named *g;
+	uint32_t hash;
+
+	if (!ctx->named_tab)
+		return NULL;
+	hash = name_hash(name, strlen(name));
+	for (g = ctx->named_tab[hash & ctx->named_mask]; g; g = g->next) {
+		ctx->named_cmps++;
+		if (g->hash == hash && !strcmp(g->name, name))
+			return g;
+	}
+	return NULL;
+}
+
+struct hist__named *hist__named_add(struct hist_ctx *ctx, const char *name)
+{
+	struct hist__named *g = hist__zalloc(sizeof(*g));
+
+	if (!g || !(g->name = hist__strdup(name))) {
+		hist__free(g);
+		return NULL;
+	}
+	/* after G: a first table is never left without a group */
+	TAB_GROW(ctx->named_tab, ctx->named_mask, ctx->nr_named + 1, struct hist__named, next,
+		 NAMED_KEY);
+	if (!ctx->named_tab) {
+		hist__free(g->name);
+		hist__free(g);
+		return NULL;
+	}
+	g->hash = name_hash(name, strlen(name));
+	g->next = ctx->named_tab[g->hash & ctx->named_mask];
+	ctx->named_tab[g->hash & ctx->named_mask] = g;
+	ctx->nr_named++;
+	return g;
+}
+
+void hist__named_del(struct hist_ctx *ctx, struct hist__named *g)
+{
+	struct hist__named **pp;
+
+	for (pp = &ctx->named_tab[g->hash & ctx->named_mask]; *pp; pp = &(*pp)->next) {
+		if (*pp == g) {
+			*pp = g->next;
+			ctx->nr_named--;
+			break;
+		}
+	}
+	hist__free(g->name);
+	hist__free(g);
+	/* the table goes with the last group, so a context whose triggers
+	 * are all removed holds nothing of it (hist_ctx_destroy()) */
+	if (!ctx->nr_named) {
+		hist__free(ctx->named_tab);
+		ctx->named_tab = NULL;
+		ctx->named_mask = 0;
+	}
 }

@@ -104,8 +104,9 @@ struct hist__fvar {
 
 /* A group of triggers sharing one table through name=. */
 struct hist__named {
-	struct hist__named *next;
+	struct hist__named *next;	/* in its bucket (index.c) */
 	char *name;
+	uint32_t hash;			/* of NAME */
 	struct hist_map *map;
 	uint32_t refs;
 	struct hist__hist *first;	/* defines the layout */
@@ -400,6 +401,14 @@ struct hist__hist *hist__event_var(const struct hist_event *ev, const char *name
 uint64_t hist__hist_sig(const struct hist__trigger *t) HIST__INTERNAL;
 /* Free EV's index (its control list is empty). */
 void hist__tlist_index_free(struct hist_event *ev) HIST__INTERNAL;
+
+/* The named group NAME of CTX, or NULL; compares NAME only with the
+ * groups of its hash (counted in ctx->named_cmps). */
+struct hist__named *hist__named_find(struct hist_ctx *ctx, const char *name) HIST__INTERNAL;
+/* A new group NAME of CTX, with no member yet; NULL if out of memory. */
+struct hist__named *hist__named_add(struct hist_ctx *ctx, const char *name) HIST__INTERNAL;
+/* Unlink and free G (not its map); the table goes with the last group. */
+void hist__named_del(struct hist_ctx *ctx, struct hist__named *g) HIST__INTERNAL;
 
 /* Remove a registered trigger (retired after a grace period). */
 int hist__trigger_remove(struct hist_event *ev, struct hist__trigger *t) HIST__INTERNAL;
