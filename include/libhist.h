@@ -605,7 +605,9 @@ struct hist_read_var {
 	const char *name;	/* "ts0"; a saved field: "next_comm" */
 	uint64_t value;		/* numbers (0 while unset) */
 	const char *str;	/* string variables and fields: the text, or
-				   NULL while unset */
+				   NULL while unset; the reader's copy, one
+				   hit's whole text, which later hits do not
+				   change */
 	uint32_t set;		/* the entry holds a value */
 	uint32_t is_string;	/* a string variable or field */
 };

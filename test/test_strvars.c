@@ -17,6 +17,7 @@
 #include "test_events.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -184,9 +185,100 @@ static void test_string_alias(void)
 	hist_ctx_destroy(ctx);
 }
 
+/* Texts of two lengths: a read that took part of each shows. */
+static const char *const rtexts[2] = { "aaaaaaaaaaaaaaa", "bbbbbbb" };
+
+static void *rwriter_main(void *arg)
+{
+	struct writer *w = arg;
+	struct kv_rec rec = { .key = 1 };
+	struct hist_hit hit = { .pid = 1, .comm = "w", .cpu = w->id };
+	uint64_t i;
+
+	strcpy(rec.name, rtexts[w->id]);
+	/* until the reads are done: overlapping them whatever the
+	 * scheduler does */
+	for (i = 0; !atomic_load(&stop); i++) {
+		rec.val = 2 * i + w->id;	/* a new max, often */
+		hist_event_hit(ev_a, &rec, sizeof(rec), &hit);
+	}
+	return NULL;
+}
+
+/* V's text is NULL (unset) or one writer's whole text.  *SEEN counts
+ * the texts. */
+static bool var_whole(const struct hist_read_var *v, unsigned *seen)
+{
+	if (!v->is_string)
+		return false;
+	if (!v->str)
+		return !v->set;
+	if (strcmp(v->str, rtexts[0]) && strcmp(v->str, rtexts[1])) {
+		printf("# a mixed text: %.40s\n", v->str);
+		return false;
+	}
+	(*seen)++;
+	return true;
+}
+
+/* hist_reader_next() while hits write the texts: the strings of the
+ * read-out (a variable, a save() field) are the reader's copies, each
+ * one writer's whole text (sslot.h rule 3), and stay so while the hits
+ * go on; TSan sees no unordered access to the element's slots. */
+static void test_reader_concurrent(void)
+{
+	struct hist_host host = { 0 };
+	struct hist_event_desc da = { .system = "t", .name = "a", .fields = kv_fields,
+				      .nr_fields = 7 };
+	struct writer w[2];
+	unsigned i, seen = 0, reads = 0;
+
+	ctx = hist_ctx_create(&host, NULL, NULL);
+	T_ASSERT(ctx != NULL);
+	T_EQ(hist_event_define(ctx, &da, &ev_a), 0);
+	T_EQ(hist_trigger_parse(ev_a, "hist:keys=key:s=name:m=val:onmax($m).save(name)", NULL), 0);
+	atomic_store(&stop, 0);
+	for (i = 0; i < 2; i++) {
+		w[i].id = i;
+		T_EQ(pthread_create(&w[i].th, NULL, rwriter_main, &w[i]), 0);
+	}
+	while (reads < 300) {
+		const struct hist_read_entry *e;
+		hist_reader *r = hist_reader_create(ev_a, 0, NULL);
+		char keep[2][32];
+
+		T_ASSERT(r != NULL);
+		if (!r)
+			break;
+		while ((e = hist_reader_next(r)) != NULL) {
+			T_EQU(e->nr_vars, 2);
+			T_EQU(e->nr_tracks, 1);
+			T_ASSERT(var_whole(&e->vars[0], &seen));
+			T_ASSERT(var_whole(&e->tracks[0].saved[0], &seen));
+			/* the copies do not move while the hits go on */
+			snprintf(keep[0], 32, "%s", e->vars[0].str ? e->vars[0].str : "");
+			snprintf(keep[1], 32, "%s", e->tracks[0].saved[0].str ?
+				 e->tracks[0].saved[0].str : "");
+			sched_yield();
+			T_STREQ(keep[0], e->vars[0].str ? e->vars[0].str : "");
+			T_STREQ(keep[1], e->tracks[0].saved[0].str ?
+				 e->tracks[0].saved[0].str : "");
+			reads++;
+		}
+		hist_reader_destroy(r);
+	}
+	atomic_store(&stop, 1);
+	for (i = 0; i < 2; i++)
+		pthread_join(w[i].th, NULL);
+	T_ASSERT(reads > 0);
+	printf("# %u entries read, %u texts\n", reads, seen);
+	hist_ctx_destroy(ctx);
+}
+
 int main(void)
 {
 	T_RUN(test_string_alias);
 	T_RUN(test_string_vars_concurrent);
+	T_RUN(test_reader_concurrent);
 	return T_DONE();
 }

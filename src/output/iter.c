@@ -13,9 +13,12 @@
  * Concurrency: as for printing (contract rule 5 in libhist.h).  Sums and
  * variables are read with relaxed loads when an entry is reached; a
  * variable's set bit is read with acquire, pairing with the release that
- * published it (hist.c set_vars(), actions.c store_fvar()).
+ * published it (hist.c set_vars(), actions.c store_fvar()).  The texts of
+ * string variables and save() fields are copied out of their seqlocked
+ * slots (core/sslot.h) into the reader, never handed out in place.
  */
 #include "core/trigger.h"
+#include "core/sslot.h"
 #include "common/fmt.h"
 #include "output/output.h"
 #include "actions/actions.h"
@@ -56,6 +59,10 @@ struct hist_reader {
 	struct hist_read_var vars[HIST__VARS_MAX];
 	struct hist_read_track tracks[HIST__ACTIONS_MAX];
 	struct hist_read_var saved[HIST__FVARS_MAX];
+	/* the texts of string VARS and SAVED, copied out of their slots:
+	 * hits go on writing the element's (core/sslot.h) */
+	uint64_t var_text[HIST__VARS_MAX][HIST__STR_VAR_LEN_MAX / 8];
+	uint64_t saved_text[HIST__FVARS_MAX][HIST__STR_VAR_LEN_MAX / 8];
 };
 
 void hist__squeeze(char *dst, size_t cap, const char *src)
@@ -176,10 +183,13 @@ static uint64_t *var_slot(const struct hist__hist *h, uint8_t *payload, int32_t 
 }
 
 /* A variable or saved field of the element: number, or text for string
- * fields (their slot holds a pointer to text inside the element). */
+ * fields.  Their slot holds the address of a seqlocked text inside the
+ * element, which hits may be rewriting: it is copied into TEXT as one hit
+ * left it (sslot.h rule 3, retried until whole), so the read-out's string
+ * stays valid and unchanged until the next hist_reader_next(). */
 static void fill_var(const struct hist__hist *h, uint8_t *payload, uint64_t set,
 		     int32_t slot, const struct hist__field *f, const char *name,
-		     struct hist_read_var *out)
+		     uint64_t *text, struct hist_read_var *out)
 {
 	uint64_t v = hist__load_relaxed(var_slot(h, payload, slot));
 
@@ -188,10 +198,18 @@ static void fill_var(const struct hist__hist *h, uint8_t *payload, uint64_t set,
 	out->value = 0;
 	out->str = NULL;
 	out->is_string = (f->flags & HIST__F_STRING) != 0;
-	if (f->flags & HIST__F_STRING)
-		out->str = v ? (const char *)(uintptr_t)v : NULL;
-	else if (!(f->flags & HIST__F_STACKTRACE))
+	if (f->flags & HIST__F_STRING) {
+		int32_t n = v ? hist__sslot_read((const void *)(uintptr_t)v, text,
+						 HIST__STR_VAR_LEN_MAX, 0) : -1;
+
+		if (n >= 0) {
+			/* N counts the text's 0; a slot never written: "" */
+			((char *)text)[n ? n - 1 : 0] = 0;
+			out->str = (const char *)text;
+		}
+	} else if (!(f->flags & HIST__F_STACKTRACE)) {
 		out->value = v;
+	}
 }
 
 /* Value column I as the hist file prints it: false if it is not printed
@@ -282,11 +300,12 @@ static void fill_vars_tracks(struct hist_reader *r, struct hist_map_elt *elt)
 		set = hist__load_acquire((uint64_t *)(void *)(payload + h->var_set_off));
 	for (i = 0; i < h->nr_vars; i++)
 		fill_var(h, payload, set, (int32_t)i, h->vars[i], h->vars[i]->var_name,
-			 &r->vars[i]);
+			 r->var_text[i], &r->vars[i]);
 	for (i = 0; i < h->nr_save_vars; i++) {
 		const struct hist__fvar *fv = h->save_vars[i];
 
-		fill_var(h, payload, set, fv->slot, fv->val, fv->name, &r->saved[i]);
+		fill_var(h, payload, set, fv->slot, fv->val, fv->name, r->saved_text[i],
+			 &r->saved[i]);
 	}
 	for (i = 0; i < h->nr_actions; i++) {
 		struct hist__action_info ai;
