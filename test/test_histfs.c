@@ -810,6 +810,11 @@ static void test_busy(void)
 	T_EQ(mwrite(trig, cmd, 1), 0);
 	pid = fork();
 	if (pid == 0) {
+		/* a spinning child must not outlive a killed test (one spun
+		 * for an hour at full speed after its runner was stopped) */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(0);
 		prctl(PR_SET_NAME, name);
 		for (;;)
 			(void)getppid();
