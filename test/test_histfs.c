@@ -1113,6 +1113,7 @@ static void check_sanitizers(void)
 
 static void test_unmount_cleans(void)
 {
+	pid_t dead;
 	int st;
 
 	if (skip)
@@ -1132,6 +1133,23 @@ static void test_unmount_cleans(void)
 	histfs_pid = 0;
 	T_ASSERT(!private_instances());
 	umount2(mnt, MNT_DETACH);
+	/* SIGKILL: the instance stays, recording, until the next histfs
+	 * removes it (it names the dead process on stderr) */
+	T_EQ(start_histfs(), 0);
+	T_EQ(mwrite("events/sched/sched_switch/trigger", "hist:keys=next_pid", 0), 0);
+	T_EQ(sh(0, "mkdir %s/instances/histfs.%d.7", real, (int)histfs_pid), 0);
+	kill(histfs_pid, SIGKILL);
+	waitpid(histfs_pid, &st, 0);
+	umount2(mnt, MNT_DETACH);
+	dead = histfs_pid;
+	histfs_pid = 0;
+	T_ASSERT(private_instances());
+	T_EQ(start_histfs(), 0);
+	last_pid = dead;
+	T_ASSERT(!private_instances());
+	T_EQ(sh(0, "grep -q 'removed .*histfs\\.%d\\.7, left by process %d' %s/histfs.err",
+		(int)dead, (int)dead, tmp), 0);
+	stop_histfs();
 }
 
 int main(int argc, char **argv)

@@ -66,11 +66,12 @@ int tfs_write(struct live_tfs *t, const char *rel, const char *val,
 /* Path of INST/REL into BUF. */
 const char *tfs_path(const struct live_tfs *t, const char *rel, char *buf,
 		     size_t len);
-/* Remove the instances PROG.PID under T's tracefs whose process is gone
- * (or whose pid now belongs to a process started after the instance was
- * made), saying so on stderr unless QUIET.  Returns how many were
+/* Remove the instances TOOL.PID and TOOL.PID.N under the tracefs at ROOT
+ * whose process is gone (or whose pid now belongs to a process started
+ * after the instance was made), saying so on stderr unless QUIET: what a
+ * SIGKILLed hist-live or histfs left recording.  Returns how many were
  * removed, or -1 if one could not be. */
-int tfs_reap(const struct live_tfs *t, int quiet);
+int tfs_reap(const char *root, const char *tool, int quiet);
 
 /*
  * The filter of trigger command TEXT ("hist:... if FILTER"), as the

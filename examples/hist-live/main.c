@@ -1358,7 +1358,7 @@ int main(int argc, char **argv)
 		status = EXIT_NOTRACE;
 		goto out_file;
 	}
-	ret = tfs_reap(&st.tfs, st.quiet && !st.cleanup);
+	ret = tfs_reap(st.tfs.root, PROG, st.quiet && !st.cleanup);
 	if (st.cleanup) {
 		status = ret < 0 ? EXIT_TRACEFAIL : EXIT_OK;
 		goto out;

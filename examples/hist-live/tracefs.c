@@ -11,8 +11,8 @@
  * trace_clock, buffer_size_kb) to its old value.
  *
  * A process killed with SIGKILL cannot remove its instance; the pid in
- * the name lets the next run (tfs_reap(), hist-live --cleanup) tell a
- * left-behind instance from the one of a running hist-live.
+ * the name lets the next run (tfs_reap(), hist-live --cleanup; histfs at
+ * its start) tell a left-behind instance from the one of a running one.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -360,7 +360,7 @@ static double proc_start(int pid)
 	return btime ? (double)btime + (double)ticks / (double)sysconf(_SC_CLK_TCK) : 0;
 }
 
-/* Is the hist-live that made instance DIR (named PROG.PID) gone? */
+/* Is the process that made instance DIR (named TOOL.PID[.N]) gone? */
 static int instance_stale(const char *dir, int pid)
 {
 	struct stat st;
@@ -378,25 +378,27 @@ static int instance_stale(const char *dir, int pid)
 	return started > (double)st.st_ctim.tv_sec + 1.0;
 }
 
-int tfs_reap(const struct live_tfs *t, int quiet)
+int tfs_reap(const char *root, const char *tool, int quiet)
 {
-	static const char prefix[] = PROG ".";
 	char dir[PATH_MAX], p[PATH_MAX];
+	size_t plen = strlen(tool);
 	struct dirent *d;
 	int n = 0, failed = 0;
 	DIR *dp;
 
-	if (live_fmt(dir, sizeof(dir), "%s/instances", t->root) ||
-	    !(dp = opendir(dir)))
+	if (live_fmt(dir, sizeof(dir), "%s/instances", root) || !(dp = opendir(dir)))
 		return 0;	/* a kernel without instances */
 	while ((d = readdir(dp))) {
 		char *end;
 		long pid;
 		int i;
 
-		if (strncmp(d->d_name, prefix, sizeof(prefix) - 1))
+		/* TOOL.PID, or TOOL.PID.N (histfs: one per user instance) */
+		if (strncmp(d->d_name, tool, plen) || d->d_name[plen] != '.')
 			continue;
-		pid = strtol(d->d_name + sizeof(prefix) - 1, &end, 10);
+		pid = strtol(d->d_name + plen + 1, &end, 10);
+		if (*end == '.' && end[1] >= '0' && end[1] <= '9')
+			(void)strtoul(end + 1, &end, 10);
 		if (*end || pid <= 0 || pid > INT_MAX ||
 		    live_fmt(p, sizeof(p), "%s/%s", dir, d->d_name) ||
 		    !instance_stale(p, (int)pid))
@@ -404,15 +406,15 @@ int tfs_reap(const struct live_tfs *t, int quiet)
 		for (i = 0; i < 50 && rmdir(p) && errno == EBUSY; i++)
 			usleep(20000);
 		if (access(p, F_OK) == 0) {
-			fprintf(stderr, PROG ": could not remove %s, left by "
-				"process %ld: %s\n", p, pid, strerror(errno));
+			fprintf(stderr, "%s: could not remove %s, left by "
+				"process %ld: %s\n", tool, p, pid, strerror(errno));
 			failed = 1;
 			continue;
 		}
 		n++;
 		if (!quiet)
-			fprintf(stderr, PROG ": removed %s, left by process %ld "
-				"(no longer running)\n", p, pid);
+			fprintf(stderr, "%s: removed %s, left by process %ld "
+				"(no longer running)\n", tool, p, pid);
 	}
 	closedir(dp);
 	return failed ? -1 : n;

@@ -1348,6 +1348,9 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	snprintf(hfs.root, sizeof(hfs.root), "/proc/self/fd/%d", hfs.rootfd);
+	/* a histfs killed with SIGKILL left its instances recording every
+	 * event its triggers needed, for ever: the next one removes them */
+	tfs_reap(hfs.root, HFS_PROG, 0);
 	fargv[fargc++] = argv[0];
 	fargv[fargc++] = (char *)mnt;
 	if (foreground)
