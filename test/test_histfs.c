@@ -136,6 +136,9 @@ static int start_histfs(void)
 		snprintf(out, sizeof(out), "%s/histfs.err", tmp);
 		if (!freopen(out, "a", stderr))
 			_exit(127);
+		/* a killed test must not leave its histfs running (and its
+		 * instance recording): SIGTERM, which removes the instance */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (kernel_opt)
 			execl(histfs, "histfs", "-f", "--kernel", kernel_opt, "--tracefs", real,
 			      mnt, (char *)NULL);
