@@ -166,10 +166,47 @@ static void test_named_shape(void)
 	hist_ctx_destroy(ctx);
 }
 
+static uint64_t fixed_clock(void *data)
+{
+	(void)data;
+	return 7654321;
+}
+
+/* The variable of the first entry of EV's INDEX-th hist. */
+static uint64_t first_var(hist_event *e, unsigned index)
+{
+	hist_reader *r = hist_reader_create(e, index, NULL);
+	const struct hist_read_entry *x = r ? hist_reader_next(r) : NULL;
+	uint64_t v = x && x->nr_vars ? x->vars[0].value : UINT64_MAX;
+
+	hist_reader_destroy(r);
+	return v;
+}
+
+/* A hit without a time stamp takes the host's clock for common_timestamp;
+ * .usecs divides (rounding) only on a clock counted in ns, not on the
+ * counter clock. */
+static void test_timestamp_from_host_clock(void)
+{
+	struct hist_host host = { .clock = fixed_clock };
+	struct kv_rec rec = { .pid = 7, .key = 1, .val = 2 };
+
+	setup(&host);
+	T_EQ(hist_trigger_parse(ev, "hist:keys=key:t=common_timestamp.usecs", NULL), 0);
+	T_EQ(hist_trigger_parse(ev2, "hist:keys=key:t=common_timestamp.usecs:clock=counter",
+				NULL), 0);
+	hist_event_hit(ev, &rec, sizeof(rec), NULL);
+	hist_event_hit(ev2, &rec, sizeof(rec), NULL);
+	T_EQU(first_var(ev, 0), 7654);
+	T_EQU(first_var(ev2, 0), 7654321);
+	hist_ctx_destroy(ctx);
+}
+
 int main(void)
 {
 	T_RUN(test_define_args);
 	T_RUN(test_generic_without_callbacks);
 	T_RUN(test_named_shape);
+	T_RUN(test_timestamp_from_host_clock);
 	return T_DONE();
 }
