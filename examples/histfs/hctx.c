@@ -12,6 +12,7 @@
  * top-level trace_marker is then also an ftrace:print record of ours,
  * as the kernel's hist triggers on ftrace/print see it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -314,37 +315,43 @@ static void notrace_self(struct hfs_ctx *c)
 }
 
 /*
- * The calling thread is kept out of every instance's recording, as
+ * histfs's threads are kept out of every instance's recording, as
  * hist-live keeps itself: a drain's reads of the buffers are system
  * calls that it would then read back, and so on.  With a trigger on
  * raw_syscalls/sys_enter keyed by common_pid.execname, histfs's drain
  * thread came first (154,312 hits, four times dd's 38,627: records
  * that filled the buffer beside the workload's); a FUSE thread that
- * drained for a hist read still had 17,031.  The kernel
- * matches these pids per thread, so each thread notes itself when it
- * first drains.  A thread gone is dropped at the next note (a program
- * that gets its tid must be recorded); past the table's 16 threads,
- * the others are recorded.
+ * drained for a hist read still had 17,031.  The kernel matches these
+ * pids per thread, and a thread we did not start makes system calls
+ * too (a sanitizer's background thread, FUSE workers that have not
+ * drained yet): so whenever a thread first drains, every thread of the
+ * process is listed again from /proc/self/task (gone ones drop out: a
+ * program that gets its tid must be recorded).  The calling thread
+ * comes first; past the table's 16 threads, the others are recorded.
  */
 static void note_self(void)
 {
 	static _Thread_local int noted;
+	const unsigned cap = sizeof(hfs.self_tids) / sizeof(hfs.self_tids[0]);
+	int32_t me = (int32_t)gettid();
 	struct hfs_ctx *c;
-	char path[64];
-	unsigned i, n = 0;
+	struct dirent *d;
+	DIR *dir;
 
 	if (noted)
 		return;
 	noted = 1;
-	for (i = 0; i < hfs.nr_self; i++) {
-		snprintf(path, sizeof(path), "/proc/self/task/%d", (int)hfs.self_tids[i]);
-		if (!access(path, F_OK))
-			hfs.self_tids[n++] = hfs.self_tids[i];
+	hfs.self_tids[0] = me;
+	hfs.nr_self = 1;
+	dir = opendir("/proc/self/task");
+	while (dir && hfs.nr_self < cap && (d = readdir(dir))) {
+		int32_t tid = (int32_t)atoi(d->d_name);
+
+		if (tid > 0 && tid != me)
+			hfs.self_tids[hfs.nr_self++] = tid;
 	}
-	hfs.nr_self = n;
-	if (n == sizeof(hfs.self_tids) / sizeof(hfs.self_tids[0]))
-		return;
-	hfs.self_tids[hfs.nr_self++] = (int32_t)gettid();
+	if (dir)
+		closedir(dir);
 	for (c = hfs.ctxs; c; c = c->next)
 		notrace_self(c);
 }
