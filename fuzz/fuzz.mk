@@ -84,13 +84,13 @@ clean: fuzz-clean
 # 10,434 of the library's 18,713 edges, most constant within a cell.  So
 # the library's branch floor is checked twice: over every edge
 # (COV_BRANCHES), and over the library without those three files
-# (COV_SRC_BRANCHES: each source branch counted once, 88.2% on 26 Nov;
-# the issue's "89.1%" fits this count), the three files keeping their line
+# (COV_SRC_BRANCHES: each source branch counted once, 88.2% on 26 Nov,
+# 89.2% after test_core's additions; the issue's "89.1%" fits this count), the three files keeping their line
 # figure.  gcovr --decisions (if/while/?: both ways, each switch case) is
 # printed too, as a cross-check.
 COV_LINES         ?= 94
 COV_BRANCHES      ?= 59
-COV_SRC_BRANCHES  ?= 87
+COV_SRC_BRANCHES  ?= 89
 COV_TOOL_LINES    ?= 76
 COV_TOOL_BRANCHES ?= 64
 COV_SPECIALISED   := -e src/core/variants.c -e src/core/rd.h -e src/map/map_inline.h
