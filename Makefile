@@ -58,7 +58,8 @@ $(BUILD)/test/%: $(BUILD)/test/%.o $(TEST_COMMON_OBJ) $(FTRACE_LIB) $(LIB)
 $(BUILD)/examples/%: $(BUILD)/examples/%.o $(FTRACE_LIB) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(FTRACE_LIBS) -lpthread
 
-# --listen (examples/listen/): libmicrohttpd where pkg-config finds it
+# --listen (examples/listen/): libmicrohttpd where pkg-config finds it, for
+# its header: the tools open the library only when they serve (listen.c)
 MHD_LIBS   := $(shell pkg-config --libs libmicrohttpd 2>/dev/null)
 LISTEN_OBJ := $(BUILD)/examples/listen/listen.o
 MHD_CFLAGS := $(if $(MHD_LIBS),-DHIST_HAVE_MHD $(shell pkg-config --cflags libmicrohttpd))
@@ -66,7 +67,7 @@ $(LISTEN_OBJ): CFLAGS += $(MHD_CFLAGS)
 # examples/common/: the tools' shared sources (the command-file reader, the JSON text)
 TOOL_COMMON_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard examples/common/*.c))
 $(REPLAY): $(REPLAY_SRC:%.c=$(BUILD)/%.o) $(LISTEN_OBJ) $(TOOL_COMMON_OBJ) $(FTRACE_LIB) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(FTRACE_LIBS) $(MHD_LIBS) -lpthread
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(FTRACE_LIBS) -ldl -lpthread
 
 CXX ?= c++
 # The public headers must compile as C11 and as C++ on their own.
@@ -188,7 +189,7 @@ $(FTRACE_SHLIB): $(FTRACE_PIC_OBJ) src/pkg/libhist-ftrace.map $(BUILD)/abi/libhi
 # hist-live uses hist-replay's table of x86_64 system call names
 $(HIST_LIVE): $(HIST_LIVE_SRC:%.c=$(BUILD)/%.o) $(LISTEN_OBJ) $(TOOL_COMMON_OBJ) \
 		$(BUILD)/examples/hist-replay/syscalls_x86_64.o $(FTRACE_LIB) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(FTRACE_LIBS) $(MHD_LIBS) -lpthread
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(FTRACE_LIBS) -ldl -lpthread
 
 # the tracer carries its own copy of the core and exports only the
 # allocator entry points it wraps

@@ -47,10 +47,10 @@ $(BUILD)/fuzz/fuzz_replay_args: $(FUZZ_REPLAY_OBJ) $(TOOL_COMMON_OBJ)
 $(BUILD)/fuzz/fuzz_live_args $(BUILD)/test/test_corpus: $(TOOL_COMMON_OBJ)
 
 # fuzz_listen (and the corpus replay that includes it) runs the tools'
-# /metrics server: libmicrohttpd where pkg-config finds it (MHD_CFLAGS,
-# MHD_LIBS of the top Makefile)
+# /metrics server: libmicrohttpd's header where pkg-config finds it
+# (MHD_CFLAGS of the top Makefile); listen.c opens the library itself
 $(BUILD)/fuzz/fuzz_listen.o $(BUILD)/test/test_corpus.o: CFLAGS += $(MHD_CFLAGS)
-$(BUILD)/fuzz/fuzz_listen $(BUILD)/test/test_corpus: FTRACE_LIBS += $(MHD_LIBS)
+$(BUILD)/fuzz/fuzz_listen $(BUILD)/test/test_corpus: FTRACE_LIBS += -ldl
 
 fuzz: fuzz-build
 	FUZZ_BIN=$(FUZZ_BUILD)/fuzz FUZZ_OUT=$(FUZZ_OUT) FUZZ_SECONDS=$(FUZZ_SECONDS) \

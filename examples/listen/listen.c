@@ -18,9 +18,75 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <dlfcn.h>
 #include <microhttpd.h>
 
 #include "listen.h"
+
+/*
+ * libmicrohttpd is opened when a server starts, not linked: it brings
+ * twelve libraries with it (gnutls and its own), whose loading was a
+ * quarter of hist-replay's start-up on a small recording (bench/README,
+ * start-up) for every run, --listen or not.  The names below stand for
+ * the table's pointers from here on; mhd_load() fills it once.
+ */
+static struct {
+	__typeof__(MHD_start_daemon) *start_daemon;
+	__typeof__(MHD_stop_daemon) *stop_daemon;
+	__typeof__(MHD_run) *run;
+	__typeof__(MHD_get_timeout) *get_timeout;
+	__typeof__(MHD_get_daemon_info) *get_daemon_info;
+	__typeof__(MHD_add_connection) *add_connection;
+	__typeof__(MHD_lookup_connection_value) *lookup_connection_value;
+	__typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
+	__typeof__(MHD_add_response_header) *add_response_header;
+	__typeof__(MHD_queue_response) *queue_response;
+	__typeof__(MHD_destroy_response) *destroy_response;
+} mhd;
+
+#define MHD_start_daemon (*mhd.start_daemon)
+#define MHD_stop_daemon (*mhd.stop_daemon)
+#define MHD_run (*mhd.run)
+#define MHD_get_timeout (*mhd.get_timeout)
+#define MHD_get_daemon_info (*mhd.get_daemon_info)
+#define MHD_add_connection (*mhd.add_connection)
+#define MHD_lookup_connection_value (*mhd.lookup_connection_value)
+#define MHD_create_response_from_buffer (*mhd.create_response_from_buffer)
+#define MHD_add_response_header (*mhd.add_response_header)
+#define MHD_queue_response (*mhd.queue_response)
+#define MHD_destroy_response (*mhd.destroy_response)
+
+/* 0, or -1 with the loader's message in ERR (when ERR is not NULL).
+ * Tools start their server from one thread, before any other uses it. */
+static int mhd_load(char *err, size_t errlen)
+{
+	static const char *const names[] = { "libmicrohttpd.so.12", "libmicrohttpd.so" };
+	void *h = NULL, **slot = (void **)&mhd;
+	static const char *const syms[] = {
+		"MHD_start_daemon", "MHD_stop_daemon", "MHD_run", "MHD_get_timeout",
+		"MHD_get_daemon_info", "MHD_add_connection", "MHD_lookup_connection_value",
+		"MHD_create_response_from_buffer", "MHD_add_response_header",
+		"MHD_queue_response", "MHD_destroy_response",
+	};
+	size_t i;
+
+	_Static_assert(sizeof(syms) / sizeof(syms[0]) * sizeof(void *) == sizeof(mhd),
+		       "one name per pointer of the table, in its order");
+	if (mhd.destroy_response)
+		return 0;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]) && !h; i++)
+		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+	for (i = 0; h && i < sizeof(syms) / sizeof(syms[0]); i++)
+		if (!(slot[i] = dlsym(h, syms[i])))
+			break;
+	if (h && i == sizeof(syms) / sizeof(syms[0]))
+		return 0;
+	if (err)
+		snprintf(err, errlen, "--listen needs libmicrohttpd (Debian: libmicrohttpd12): %s",
+			 dlerror());
+	memset(&mhd, 0, sizeof(mhd));
+	return -1;
+}
 
 #if MHD_VERSION < 0x00097002
 typedef int mhd_result;
@@ -111,6 +177,8 @@ static struct MHD_Daemon *daemon_start(struct listen_srv *s, unsigned flags,
 {
 	uint16_t port = addr ? ntohs(((const struct sockaddr_in *)addr)->sin_port) : 0;
 
+	if (mhd_load(NULL, 0))
+		return NULL;
 	return MHD_start_daemon(flags, port, NULL, NULL, handle, s,
 				MHD_OPTION_SOCK_ADDR, addr,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)16,
@@ -178,6 +246,8 @@ static struct listen_srv *start(const char *spec, listen_render_fn fn, void *arg
 			 spec);
 		return NULL;
 	}
+	if (mhd_load(err, errlen))
+		return NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
