@@ -506,6 +506,17 @@ static int read_cpu(struct live_ring *r, struct cpu_buf *c, uint64_t *sync,
 		if (ret < 0)
 			fprintf(stderr, PROG ": cpu%u: a corrupt record ends its "
 				"page\n", c->cpu);
+		/* A page less than half full was the writer's: the kernel
+		 * copied it record by record with interrupts off, against
+		 * a writer still filling it.  Reading on would chase the
+		 * writer (every read such a copy, hundreds of ns a record
+		 * on both sides) until it pauses; what it writes meanwhile
+		 * waits for the next wake-up, or for a final drain, which
+		 * reads to the end.  As after EAGAIN, everything committed
+		 * before this read has been read: it does not bound the
+		 * merge. */
+		if (!final && it.size < r->fmt.page_size / 2)
+			return 0;
 	}
 	return 1;
 }
