@@ -13,7 +13,8 @@
  *   - a libtracefs program (tracefs_hist_*, tracefs_synth_*) unchanged
  *   - trace_marker writes count for the writer
  *   - concurrent writers and readers of trigger and hist files
- *   - poll on a hist file waits for a hit, as the kernel's
+ *   - poll on a hist file waits for a hit, as the kernel's; a real file's
+ *     poll is the kernel's (trace_pipe waits for a record)
  *   - --kernel 5.1: a hist command's error at the end of the hist files
  *   - unmount and SIGTERM leave no private instance behind
  *
@@ -1097,6 +1098,63 @@ static void test_poll(void)
 	T_EQ(mwrite("events/sched/sched_process_exit/trigger", cmd, 1), 0);
 }
 
+/*
+ * A poll of a real file is the kernel's: trace_pipe of an instance that
+ * records nothing waits, and a line written to its trace_marker (through
+ * the mount, by a child 400 ms later) wakes it.  histfs once answered
+ * every real file ready at once, so a poll loop on trace_pipe spun.
+ */
+static void test_poll_passthrough(void)
+{
+	char inst[100], p[1200], buf[4096];
+	struct pollfd pfd;
+	double t0;
+	pid_t pid;
+	ssize_t k;
+	int fd;
+
+	if (skip)
+		return;
+	snprintf(inst, sizeof(inst), "instances/histfs_pp.%d", (int)getpid());
+	T_EQ(sh(1, "mkdir %s/%s", mnt, inst), 0);
+	snprintf(p, sizeof(p), "%s/%s/trace_pipe", mnt, inst);
+	fd = open(p, O_RDONLY | O_NONBLOCK);
+	T_ASSERT(fd >= 0);
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	T_EQ(poll(&pfd, 1, 300), 0);
+	t0 = now_s();
+	pid = fork();
+	if (pid == 0) {
+		char rel[200];
+
+		usleep(400000);
+		snprintf(rel, sizeof(rel), "%s/trace_marker", inst);
+		_exit(mwrite(rel, "histfs poll\n", 0) ? 1 : 0);
+	}
+	T_EQ(poll(&pfd, 1, 5000), 1);
+	T_ASSERT(pfd.revents & POLLIN);
+	T_ASSERT(now_s() - t0 >= 0.3);
+	k = read(fd, buf, sizeof(buf) - 1);
+	T_ASSERT(k > 0);
+	if (k > 0) {
+		buf[k] = 0;
+		T_ASSERT(strstr(buf, "histfs poll") != NULL);
+	}
+	if (pid > 0) {
+		int st;
+
+		waitpid(pid, &st, 0);
+		T_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	/* a poll still waiting when the file closes goes with it */
+	pfd.revents = 0;
+	T_EQ(poll(&pfd, 1, 100), 0);
+	close(fd);
+	T_EQ(sh(1, "rmdir %s/%s", mnt, inst), 0);
+}
+
 /* ---- leaving ---------------------------------------------------------- */
 
 /* A sanitizer build of histfs (make check-asan, check-tsan) reports in
@@ -1183,6 +1241,7 @@ int main(int argc, char **argv)
 	T_RUN(test_busy);
 	T_RUN(test_not_self);
 	T_RUN(test_poll);
+	T_RUN(test_poll_passthrough);
 	T_RUN(test_old_errors);
 	T_RUN(test_old_synth);
 	T_RUN(test_unmount_cleans);

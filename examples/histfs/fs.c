@@ -88,6 +88,25 @@ struct fh {
 	uint64_t seen;		/* K_HIST: the event's hits at open/last read */
 	struct fuse_pollhandle *ph;	/* a poll waiting for more (under lock) */
 	struct fh *next_poll;
+	/* a poll of the real file that was not ready (real_poll()): its
+	 * waiter thread, the handle it notifies, a wakeup for release */
+	struct real_poll *rp;
+};
+
+/*
+ * A poll of a real file that is not ready (trace_pipe, trace_pipe_raw
+ * with nothing recorded): FUSE wants the answer at once and a
+ * notification later, so a thread waits in poll(2) on the real file and
+ * notifies.  One at a time per open file; PH is the newest poll's.
+ */
+struct real_poll {
+	pthread_mutex_t lock;
+	pthread_cond_t done;
+	struct fuse_pollhandle *ph;
+	int waiting;	/* a waiter thread runs */
+	int stop;	/* release: the waiter leaves without notifying */
+	int wake[2];	/* a pipe the release writes to */
+	int fd;
 };
 
 /* Open hist files with a poll waiting (hfs.lock). */
@@ -589,6 +608,113 @@ static void wake_pollers(struct hfs_ctx *c)
 	}
 }
 
+#define POLL_ANY (POLLIN | POLLRDNORM | POLLPRI | POLLOUT | POLLWRNORM)
+
+static void *real_poll_wait(void *arg)
+{
+	struct real_poll *rp = arg;
+	struct fuse_pollhandle *ph;
+	struct pollfd p[2] = { { rp->fd, POLL_ANY, 0 }, { rp->wake[0], POLLIN, 0 } };
+
+	while (poll(p, 2, -1) < 0 && errno == EINTR)
+		;
+	pthread_mutex_lock(&rp->lock);
+	ph = rp->stop ? NULL : rp->ph;
+	if (ph)
+		rp->ph = NULL;
+	pthread_mutex_unlock(&rp->lock);
+	/* the kernel asks again, and real_poll() then finds it ready */
+	if (ph) {
+		fuse_notify_poll(ph);
+		fuse_pollhandle_destroy(ph);
+	}
+	pthread_mutex_lock(&rp->lock);
+	rp->waiting = 0;
+	pthread_cond_broadcast(&rp->done);
+	pthread_mutex_unlock(&rp->lock);
+	return NULL;
+}
+
+/*
+ * A poll of a real file answers as the kernel's for that file: most are
+ * ready at once; trace_pipe and trace_pipe_raw wait for a record.
+ */
+static int real_poll(struct fh *h, struct fuse_pollhandle *ph, unsigned *reventsp)
+{
+	struct pollfd p = { h->fd, POLL_ANY, 0 };
+	struct real_poll *rp;
+	pthread_attr_t attr;
+	pthread_t t;
+	int ret = 0;
+
+	if (h->fd < 0 || poll(&p, 1, 0) != 0 || !ph) {
+		/* a file of ours: as tracefs's own, ready at once */
+		*reventsp = h->fd < 0 ? POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM
+				      : (unsigned)p.revents;
+		if (ph)
+			fuse_pollhandle_destroy(ph);
+		return 0;
+	}
+	*reventsp = 0;
+	rp = h->rp;
+	if (!rp) {
+		rp = calloc(1, sizeof(*rp));
+		if (!rp || pipe2(rp->wake, O_CLOEXEC)) {
+			free(rp);
+			fuse_pollhandle_destroy(ph);
+			return -ENOMEM;
+		}
+		pthread_mutex_init(&rp->lock, NULL);
+		pthread_cond_init(&rp->done, NULL);
+		rp->fd = h->fd;
+		h->rp = rp;
+	}
+	pthread_mutex_lock(&rp->lock);
+	if (rp->ph)
+		fuse_pollhandle_destroy(rp->ph);
+	rp->ph = ph;
+	if (!rp->waiting) {
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		if (pthread_create(&t, &attr, real_poll_wait, rp)) {
+			rp->ph = NULL;
+			fuse_pollhandle_destroy(ph);
+			ret = -EAGAIN;
+		} else {
+			rp->waiting = 1;
+		}
+		pthread_attr_destroy(&attr);
+	}
+	pthread_mutex_unlock(&rp->lock);
+	return ret;
+}
+
+/* Before the real file closes: its waiter gone, its handle dropped. */
+static void real_poll_free(struct real_poll *rp)
+{
+	if (!rp)
+		return;
+	pthread_mutex_lock(&rp->lock);
+	rp->stop = 1;
+	/* one byte into an empty pipe: it cannot fail, and the waiter
+	 * reads nothing (its poll sees the pipe readable and leaves) */
+	if (rp->waiting) {
+		ssize_t k = write(rp->wake[1], "x", 1);
+
+		(void)k;
+	}
+	while (rp->waiting)
+		pthread_cond_wait(&rp->done, &rp->lock);
+	if (rp->ph)
+		fuse_pollhandle_destroy(rp->ph);
+	pthread_mutex_unlock(&rp->lock);
+	close(rp->wake[0]);
+	close(rp->wake[1]);
+	pthread_mutex_destroy(&rp->lock);
+	pthread_cond_destroy(&rp->done);
+	free(rp);
+}
+
 static int hfs_poll(const char *path, struct fuse_file_info *fi,
 		    struct fuse_pollhandle *ph, unsigned *reventsp)
 {
@@ -597,14 +723,8 @@ static int hfs_poll(const char *path, struct fuse_file_info *fi,
 	hist_event *ev;
 
 	(void)path;
-	if (h->kind != K_HIST) {
-		/* tracefs's own files: readable and writable at once (the
-		 * few that block, trace_pipe, are read blocking) */
-		if (ph)
-			fuse_pollhandle_destroy(ph);
-		*reventsp = POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM;
-		return 0;
-	}
+	if (h->kind != K_HIST)
+		return real_poll(h, ph, reventsp);
 	user_lock();
 	ev = hist_ev(h, &c);
 	hctx_drain(c);
@@ -726,6 +846,7 @@ static int hfs_release(const char *path, struct fuse_file_info *fi)
 	user_lock();
 	unpoll(h);
 	pthread_mutex_unlock(&hfs.lock);
+	real_poll_free(h->rp);
 	if (h->fd >= 0)
 		close(h->fd);
 	hfs_buf_free(&h->buf);
