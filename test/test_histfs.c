@@ -9,6 +9,7 @@
  *   - the kernel's recorded bad commands (test/conformance/cases/b*)
  *     give the kernel's errno and error_log entry through the mount
  *   - instances/NAME: own triggers, rmdir removes our private instance
+ *   - the kernel's permissions for a user other than root
  *   - synthetic events and an onmatch() chain, dynamic_events
  *   - a libtracefs program (tracefs_hist_*, tracefs_synth_*) unchanged
  *   - trace_marker writes count for the writer
@@ -38,6 +39,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <grp.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -582,6 +584,71 @@ static void test_instances(void)
 	T_EQ(sh(1, "rmdir %s/%s", mnt, inst), 0);
 	T_EQ(sh(0, "test -d %s/%s", real, inst), 1);
 	T_EQ(sh(0, "ls %s/instances | grep -q '^histfs\\.%d\\.'", real, (int)last_pid), 1);
+}
+
+/* ---- permissions -------------------------------------------------------- */
+
+/* open(2) of PATH for reading as nobody (uid and gid 65534): 0 or errno */
+static int open_as_nobody(const char *path)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		int fd;
+
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(100);
+		fd = open(path, O_RDONLY);
+		_exit(fd < 0 ? errno : 0);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+/*
+ * The kernel's permissions hold for every user, not only for the one
+ * who mounted: a file tracefs lets nobody read reads through the mount,
+ * one it does not is refused.  (FUSE refuses other users everything
+ * unless mounted allow_other; histfs then checks nothing itself, the
+ * modes it reports are the real ones.)  For the test the tracefs root
+ * and instances/ are made traversable (0711) and a file of an instance
+ * of ours readable; tracefs has one superblock, so the modes are
+ * restored at once.
+ */
+static void test_permissions(void)
+{
+	char inst[100], p[1200];
+	struct stat root, insts;
+	const char *where[2] = { real, mnt };
+	int i;
+
+	if (skip)
+		return;
+	snprintf(inst, sizeof(inst), "instances/histfs_perm.%d", (int)getpid());
+	T_EQ(sh(1, "mkdir %s/%s", mnt, inst), 0);
+	snprintf(p, sizeof(p), "%s/instances", real);
+	T_EQ(stat(real, &root), 0);
+	T_EQ(stat(p, &insts), 0);
+	T_EQ(chmod(tmp, 0711), 0);
+	T_EQ(sh(1, "chmod 0711 %s %s/instances %s/%s && chmod 0644 %s/%s/tracing_on", mnt, mnt,
+		mnt, inst, mnt, inst), 0);
+	for (i = 0; i < 2; i++) {
+		snprintf(p, sizeof(p), "%s/%s/tracing_on", where[i], inst);
+		T_EQ(open_as_nobody(p), 0);
+		snprintf(p, sizeof(p), "%s/%s/trace", where[i], inst);
+		T_EQ(open_as_nobody(p), EACCES);
+		snprintf(p, sizeof(p), "%s/%s/events/sched/sched_switch/trigger", where[i], inst);
+		T_EQ(open_as_nobody(p), EACCES);
+	}
+	snprintf(p, sizeof(p), "%s/%s/events/sched/sched_switch/hist", mnt, inst);
+	T_EQ(open_as_nobody(p), EACCES);
+	snprintf(p, sizeof(p), "%s/instances", real);
+	T_EQ(chmod(p, insts.st_mode & 07777), 0);
+	T_EQ(chmod(real, root.st_mode & 07777), 0);
+	T_EQ(chmod(tmp, 0700), 0);
+	T_EQ(sh(1, "rmdir %s/%s", mnt, inst), 0);
 }
 
 /* ---- synthetic events --------------------------------------------------- */
@@ -1234,6 +1301,7 @@ int main(int argc, char **argv)
 	T_RUN(test_doc_vs_replay);
 	T_RUN(test_kernel_errors);
 	T_RUN(test_instances);
+	T_RUN(test_permissions);
 	T_RUN(test_synthetic);
 	T_RUN(test_libtracefs);
 	T_RUN(test_marker);

@@ -1477,7 +1477,14 @@ int main(int argc, char **argv)
 	if (foreground)
 		fargv[fargc++] = "-f";
 	fargv[fargc++] = "-o";
-	fargv[fargc++] = "fsname=histfs,subtype=histfs,default_permissions";
+	/*
+	 * Every user the kernel lets in, not only root: FUSE refuses all
+	 * other users unless allow_other (which only root may give without
+	 * user_allow_other in fuse.conf), and default_permissions then
+	 * checks the modes histfs reports, the real files' own.
+	 */
+	fargv[fargc++] = geteuid() ? "fsname=histfs,subtype=histfs,default_permissions"
+				   : "fsname=histfs,subtype=histfs,default_permissions,allow_other";
 	if (fuse_opts) {
 		fargv[fargc++] = "-o";
 		fargv[fargc++] = (char *)fuse_opts;
