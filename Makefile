@@ -254,7 +254,7 @@ FUSE_CFLAGS := $(shell pkg-config --cflags fuse3 2>/dev/null)
 FUSE_LIBS   := $(shell pkg-config --libs fuse3 2>/dev/null)
 HISTFS_SRC  := $(wildcard examples/histfs/*.c)
 HISTFS      := $(if $(FUSE_LIBS),$(BUILD)/histfs)
-HISTFS_LIVE_OBJ := $(addprefix $(BUILD)/examples/hist-live/,tracefs.o ring.o host.o) \
+HISTFS_LIVE_OBJ := $(addprefix $(BUILD)/examples/hist-live/,tracefs.o ring.o host.o comms.o) \
 	$(BUILD)/examples/hist-replay/syscalls_x86_64.o
 all: $(HISTFS)
 TOOLS += $(HISTFS)

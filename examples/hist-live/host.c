@@ -4,7 +4,10 @@
  * know about the running system.
  *
  *   find_event    events/SYSTEM/EVENT/format, parsed by libhist-ftrace
- *   comm          /proc/PID/comm, cached for a second per pid; for a
+ *   comm          the name the task had at the record being fed, from
+ *                 the tracker of comms.c once it runs; for a task it
+ *                 never saw (or unsure after losses, and alive),
+ *                 /proc/PID/comm, cached for a second per pid; for a
  *                 task that is gone, its last name seen, else the
  *                 kernel's saved_cmdlines
  *   sym           /proc/kallsyms, loaded on first use (.sym, .sym-offset)
@@ -29,6 +32,7 @@ struct ksym {
 
 struct comm_slot {
 	int32_t pid;
+	uint32_t alive;		/* comm is from /proc (else a gone task's) */
 	uint64_t when;		/* seconds (CLOCK_MONOTONIC) */
 	char comm[16];
 };
@@ -50,6 +54,7 @@ struct live_host {
 	size_t nr_cmdlines, cap_cmdlines;
 	uint64_t cmdlines_at;			/* ... this second, */
 	uint64_t cmdlines_ms;			/* ... this millisecond */
+	struct live_comms *tracker;		/* names as at the record */
 	struct comm_slot comms[COMM_CACHE];
 };
 
@@ -176,22 +181,36 @@ static int comm(void *data, int32_t pid, char out[16])
 	struct live_host *h = data;
 	struct comm_slot *s = &h->comms[(uint32_t)pid % COMM_CACHE];
 	uint64_t now = h->now;
-	char path[64];
+	char path[64], known[16];
+	int sure;
 	FILE *f;
 	size_t n;
 
 	if (pid <= 0)
 		return -1;
+	/* 0: as the kernel had it at this record; 1: the kernel lost
+	 * records since, a rename may be among them (/proc knows better
+	 * while the task lives) */
+	sure = comms_lookup(h->tracker, pid, known);
+	if (sure == 0) {
+		memcpy(out, known, 16);
+		return 0;
+	}
 	/* an empty name: not known (asked this second already) */
 	if (s->pid == pid && s->when + 1 >= now) {
-		memcpy(out, s->comm, 16);
-		return s->comm[0] ? 0 : -1;
+		memcpy(out, sure > 0 && !s->alive ? known : s->comm, 16);
+		return out[0] ? 0 : -1;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	f = fopen(path, "r");
 	if (!f) {
 		int ret;
 
+		if (sure > 0) {
+			memcpy(s->comm, known, 16);
+			ret = 0;
+			goto gone;
+		}
 		/* gone: the name it had when last seen, else the one the
 		 * kernel saved when it recorded its events */
 		if (s->pid == pid && s->comm[0]) {
@@ -205,8 +224,10 @@ static int comm(void *data, int32_t pid, char out[16])
 		ret = saved_comm(h, pid, s->comm);
 		if (ret)
 			s->comm[0] = 0;
+gone:
 		s->pid = pid;
 		s->when = now;
+		s->alive = 0;
 		memcpy(out, s->comm, 16);
 		return ret;
 	}
@@ -217,6 +238,7 @@ static int comm(void *data, int32_t pid, char out[16])
 	s->comm[n] = 0;
 	s->pid = pid;
 	s->when = now;
+	s->alive = 1;
 	memcpy(out, s->comm, 16);
 	return 0;
 }
@@ -333,6 +355,11 @@ struct live_host *host_create(struct live_tfs *t)
 	if (h) {
 		h->tfs = t;
 		h->now = now_sec();
+		h->tracker = comms_create();
+		if (!h->tracker) {
+			free(h);
+			return NULL;
+		}
 	}
 	return h;
 }
@@ -358,7 +385,13 @@ void host_free(struct live_host *h)
 	free(h->syms);
 	free(h->cmdlines);
 	free(h->clock);
+	comms_free(h->tracker);
 	free(h);
+}
+
+struct live_comms *host_comms(struct live_host *h)
+{
+	return h->tracker;
 }
 
 void host_fill(struct live_host *h, struct hist_host *out)

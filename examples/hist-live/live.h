@@ -8,7 +8,8 @@
  *   tracefs.c  find or mount tracefs, a private instance (or the top-level
  *              buffer), file writes that are undone on exit
  *   host.c     the libhist host: event formats from tracefs, task names
- *              from /proc, kernel symbols from /proc/kallsyms
+ *              (comms.c, else /proc), kernel symbols from /proc/kallsyms
+ *   comms.c    task names as the kernel had them at each record
  *   ring.c     per-CPU trace_pipe_raw pages, merged in time stamp order
  *   main.c     options, the loop, printing
  */
@@ -106,6 +107,40 @@ hist_event *host_bound(const struct live_host *h, size_t i,
 hist_event *host_event_by_id(const struct live_host *h, uint32_t id);
 /* Clock a trigger asked for (clock=), or NULL. */
 const char *host_clock(const struct live_host *h);
+/* The task-name tracker the comm callback asks first (comms.c). */
+struct live_comms *host_comms(struct live_host *h);
+
+/* ---- comms.c ---- */
+
+struct live_comms;
+
+struct live_comms *comms_create(void);
+void comms_free(struct live_comms *c);
+/*
+ * Enable in T's instance the events that change task names
+ * (task/task_newtask, task/task_rename, sched/sched_process_exit;
+ * REMEMBER as tfs_write()), then seed the names from /proc.  Call it
+ * before any trigger's event is enabled, with tracing on.  0, or
+ * -errno (the tracker then stays empty: /proc answers).
+ */
+int comms_start(struct live_comms *c, struct live_tfs *t, int remember);
+/* Is SYS/NAME one of the tracking events (whether comms_start() ran or
+ * will run)?  Their records must all be read: no kernel filter on them. */
+int comms_event(const struct live_comms *c, const char *sys, const char *name);
+/* Is record type TYPE one of them? */
+int comms_type(const struct live_comms *c, uint32_t type);
+/* Apply a tracking record, in record order, after feeding it to the
+ * triggers (if any): at a rename, the event still has the old name. */
+void comms_record(struct live_comms *c, const struct hist_ftrace_record *rec);
+/* After each drain, with the events the kernel lost so far (ring_lost()):
+ * ages exited tasks out, and makes the names known before a new loss
+ * unsure. */
+void comms_drained(struct live_comms *c, uint64_t lost);
+/* PID's name into OUT: 0 as at the record being fed, 1 unsure (the
+ * kernel lost records since it was learned), -1 not known. */
+int comms_lookup(const struct live_comms *c, int32_t pid, char out[16]);
+/* Entries held (tests, memory bounds). */
+size_t comms_size(const struct live_comms *c);
 
 /* ---- ring.c ---- */
 

@@ -182,7 +182,10 @@ struct state {
 	 * is mostly of one type), and whether records carry stacks */
 	uint32_t feed_type;
 	hist_event *feed_ev;
+	int feed_track;		/* the type is a name-tracking event's */
 	int stacks;
+	struct live_comms *comms;	/* host_comms() */
+	int names_on;		/* start_names() ran */
 };
 
 static volatile sig_atomic_t stop_sig, child_changed;
@@ -402,18 +405,27 @@ static void feed(void *arg, const struct hist_ftrace_record *rec)
 	if (rec->type != st->feed_type) {
 		st->feed_type = rec->type;
 		st->feed_ev = host_event_by_id(st->host, rec->type);
+		st->feed_track = comms_type(st->comms, rec->type);
 	}
-	if (!st->feed_ev)
-		return;
-	if (st->stacks)
-		hit.stack = ring_stack(st->ring, &hit.nr_stack);
-	hist_event_hit(st->feed_ev, rec->data, rec->len, &hit);
+	if (st->feed_ev) {
+		if (st->stacks)
+			hit.stack = ring_stack(st->ring, &hit.nr_stack);
+		hist_event_hit(st->feed_ev, rec->data, rec->len, &hit);
+	}
+	/* a name change applies to the records after it (a trigger on the
+	 * event itself got it above, under the old name, as the kernel's) */
+	if (st->feed_track)
+		comms_record(st->comms, rec);
 }
 
 static long drain(struct state *st, int final)
 {
+	long n;
+
 	host_tick(st->host);
-	return ring_drain(st->ring, final, feed, st);
+	n = ring_drain(st->ring, final, feed, st);
+	comms_drained(st->comms, ring_lost(st->ring));
+	return n;
 }
 
 static int cmp_bound(const void *a, const void *b)
@@ -687,6 +699,61 @@ static int needs_order(const struct state *st)
 	return 0;
 }
 
+/* Does TEXT's first N bytes name the current task's comm as a field
+ * (comm, COMM, common_comm), not as part of another name (prev_comm)? */
+static int mentions_comm(const char *text, size_t n)
+{
+	static const char *const names[] = { "common_comm", "comm", "COMM" };
+	size_t i, k, l;
+
+	for (i = 0; i < n; i++) {
+		if (i && (text[i - 1] == '_' || text[i - 1] == '.' ||
+			  (text[i - 1] >= '0' && text[i - 1] <= '9') ||
+			  ((text[i - 1] | 32) >= 'a' && (text[i - 1] | 32) <= 'z')))
+			continue;
+		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+			char c;
+
+			l = strlen(names[k]);
+			if (i + l > n || strncmp(text + i, names[k], l))
+				continue;
+			c = i + l < n ? text[i + l] : 0;
+			if (c != '_' && !(c >= '0' && c <= '9') &&
+			    !((c | 32) >= 'a' && (c | 32) <= 'z'))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Does libhist ask for the task names of EV's records (NULL: the
+ * synthetic_events definitions)?  A comm key or value, or a comm filter
+ * the kernel's filter on EV is not EXACT for, asks per record (the
+ * records must then be fed in time order: a name change recorded on one
+ * CPU applies to the task's records on every other); unless PER_RECORD,
+ * .execname too, which asks when an entry is made.
+ */
+static int names_wanted(struct state *st, const hist_event *ev, int exact, int per_record)
+{
+	size_t i, len;
+
+	for (i = 0; i < st->nr_cmds; i++) {
+		const struct cmd *c = &st->cmds[i];
+		const char *f;
+
+		if (!c->accepted || target_event(st, c) != ev)
+			continue;
+		f = tfs_cmd_filter(c->text, &len);
+		if (mentions_comm(c->text, len) ||
+		    (!per_record && memmem(c->text, len, ".execname", 9)))
+			return 1;
+		if (f && !exact && mentions_comm(f, strlen(f)))
+			return 1;
+	}
+	return 0;
+}
+
 /* Does a trigger key on (or keep) a stack? */
 static int needs_stacks(const struct state *st)
 {
@@ -828,13 +895,38 @@ static int size_buffers(struct state *st)
 	return clock ? set_file(st, "trace_clock", clock) : 0;
 }
 
+/* Record the events that change task names (comms.c), once, before the
+ * first event whose records need them. */
+static int start_names(struct state *st)
+{
+	int ret;
+
+	if (st->names_on)
+		return 0;
+	st->names_on = 1;
+	/* recording first: no rename between the seed and the tracking
+	 * events' first records goes unseen */
+	if ((ret = set_file(st, "tracing_on", "1")))
+		return ret;
+	ret = comms_start(st->comms, &st->tfs, 1);
+	if (!ret && !st->quiet)
+		fprintf(stderr, PROG ": tracing task/task_newtask, task/task_rename, "
+			"sched/sched_process_exit (task names)\n");
+	if (ret)
+		fprintf(stderr, PROG ": warning: cannot record task name changes "
+			"(task/task_newtask, task/task_rename, sched/sched_process_exit: "
+			"%s); names are read from /proc when the records are\n",
+			strerror(-ret));
+	return 0;
+}
+
 /* Turn on the events that have triggers, and tracing. */
 static int start_tracing(struct state *st)
 {
 	char rel[512], num[32];
 	size_t i, n = host_nr_bound(st->host);
 	char *pids;
-	int ret;
+	int ret, ordered = 0;
 
 	/* our own system calls and switches are never recorded */
 	snprintf(num, sizeof(num), "%d", (int)getpid());
@@ -870,15 +962,30 @@ static int start_tracing(struct state *st)
 		st->stacks = 1;
 		free(fmt);
 	}
+	st->comms = host_comms(st->host);
+	/* synthetic events: fed by libhist from any event's records */
+	if (names_wanted(st, NULL, 0, 0) && (ret = start_names(st)))
+		return ret;
+	for (i = 0; i < n; i++) {
+		const char *sys, *name;
+		hist_event *ev = host_bound(st->host, i, &sys, &name);
+
+		if (!strcmp(sys, "synthetic") && names_wanted(st, ev, 0, 0) &&
+		    (ret = start_names(st)))
+			return ret;
+	}
 	for (i = 0; i < n; i++) {
 		const char *sys, *name;
 		char *filter;
-		int exact;
+		int exact, exact_ok = 0;
 		hist_event *ev = host_bound(st->host, i, &sys, &name);
 
 		if (!strcmp(sys, "synthetic"))
 			continue;	/* generated by libhist, not the kernel */
-		filter = st->no_kfilter ? NULL : kernel_filter(st, sys, name, &exact);
+		/* a tracking event's records are all needed, whatever its
+		 * triggers want: libhist filters for them */
+		filter = st->no_kfilter || comms_event(st->comms, sys, name) ? NULL :
+			 kernel_filter(st, sys, name, &exact);
 		if (filter) {
 			snprintf(rel, sizeof(rel), "events/%s/%s/filter", sys, name);
 			ret = tfs_write(&st->tfs, rel, filter, 1);
@@ -893,16 +1000,31 @@ static int start_tracing(struct state *st)
 			 * triggers would reach (same filter code, comm of the
 			 * task at the event, not as /proc says later), so
 			 * where it is exact it is the only one. */
-			if (!ret && exact && hist_event_set_host_filtered(ev, 1))
-				fprintf(stderr, PROG ": %s/%s: out of memory\n", sys, name);
+			if (!ret && exact) {
+				if (hist_event_set_host_filtered(ev, 1))
+					fprintf(stderr, PROG ": %s/%s: out of memory\n", sys,
+						name);
+				else
+					exact_ok = 1;
+			}
 			free(filter);
 		}
+		/* where the kernel decides alone, no name is asked for:
+		 * exact counts, no tracking records (and their losses) */
+		if (names_wanted(st, ev, exact_ok, 0) && (ret = start_names(st)))
+			return ret;
+		/* unordered reading (CPU by CPU) costs less, and is exact
+		 * where no name is decided per record */
+		if (names_wanted(st, ev, exact_ok, 1))
+			ordered = 1;
 		snprintf(rel, sizeof(rel), "events/%s/%s/enable", sys, name);
 		if ((ret = set_file(st, rel, "1")))
 			return ret;
 		if (!st->quiet)
 			fprintf(stderr, PROG ": tracing %s/%s\n", sys, name);
 	}
+	if (ordered)
+		ring_set_ordered(st->ring, 1);
 	return set_file(st, "tracing_on", "1");
 }
 

@@ -146,16 +146,24 @@ static void load_cmdlines(struct hfs_ctx *c)
 }
 
 /*
- * The comm of a task, for records read after the fact: the kernel's
- * saved_cmdlines first (what a recording's reader such as hist-replay
- * uses: the comm when the task's events were recorded, also for tasks
- * that have exited since), else /proc/PID/comm (hist-live's host).
+ * The comm of a task at the record being fed: the name hist-live's
+ * tracker (comms.c) followed through the instance's task_newtask and
+ * task_rename records.  For a task it never saw, the kernel's
+ * saved_cmdlines (what a recording's reader such as hist-replay uses:
+ * the comm when the task's events were recorded, also for tasks that
+ * have exited since), else /proc/PID/comm (hist-live's host); for one it
+ * is unsure of (the kernel lost records since), the host's rule.
  */
 static int comm_cb(void *data, int32_t pid, char out[16])
 {
 	struct hfs_ctx *c = data;
 	const struct hfs_cmdline key = { .pid = pid }, *f;
+	int sure = comms_lookup(host_comms(c->host), pid, out);
 
+	if (sure == 0)
+		return 0;
+	if (sure > 0)
+		return c->orig.comm(c->orig.data, pid, out);
 	if (c->cmdlines_stale)
 		load_cmdlines(c);
 	f = c->nr_cmdlines ? bsearch(&key, c->cmdlines, c->nr_cmdlines, sizeof(key), cmp_cmdline)
@@ -248,9 +256,8 @@ static int behind(struct hfs_ctx *c, const struct hist_ftrace_record *rec)
 	return c->late;
 }
 
-static void feed(void *arg, const struct hist_ftrace_record *rec)
+static void feed_one(struct hfs_ctx *c, const struct hist_ftrace_record *rec)
 {
-	struct hfs_ctx *c = arg;
 	hist_event *ev = host_event_by_id(c->host, rec->type);
 	const void *data = rec->data;
 	uint8_t copy[4096];
@@ -297,6 +304,19 @@ static void feed(void *arg, const struct hist_ftrace_record *rec)
 	hit.cpu = rec->cpu;
 	hit.pid = -1;
 	hist_event_hit(ev, data, rec->len, &hit);
+}
+
+static void feed(void *arg, const struct hist_ftrace_record *rec)
+{
+	struct hfs_ctx *c = arg;
+	struct live_comms *names = host_comms(c->host);
+
+	feed_one(c, rec);
+	/* a name change applies to the records after it, also when this
+	 * one was skipped (a trigger on the event got it first, under the
+	 * old name, as the kernel's) */
+	if (comms_type(names, rec->type))
+		comms_record(names, rec);
 }
 
 /* Our threads in C's set_event_notrace_pid (note_self()). */
@@ -393,6 +413,7 @@ static void drain(struct hfs_ctx *c, int background)
 	memset(c->cpu_bytes, 0, c->nr_cpu_bytes * sizeof(*c->cpu_bytes));
 	memset(c->cpu_pages, 0, c->nr_cpu_bytes * sizeof(*c->cpu_pages));
 	ring_drain(c->ring, 0, feed, c);
+	comms_drained(host_comms(c->host), ring_lost(c->ring));
 	/* no hit is in flight outside hfs.lock: free what removed triggers
 	 * left (histfs gives libhist no synchronize callback) */
 	hist_ctx_reclaim(c->ctx);
@@ -526,14 +547,21 @@ struct hfs_ctx *hctx_get(const char *name, int create, int *err)
 	c->ctx = hist_ctx_create(&host, &opts, &ret);
 	if (!c->ctx)
 		goto fail;
+	/* task names as at each record (comms.c): recording on, the
+	 * tracking events on, the seed, and only then any trigger's event
+	 * (hctx_rebind()); without them, names come as comm_cb() says */
+	tfs_write(&c->tfs, "tracing_on", "1", 0);
+	ret = comms_start(host_comms(c->host), &c->tfs, 0);
+	if (ret)
+		fprintf(stderr, HFS_PROG ": cannot record task name changes (%s); names "
+			"are read from saved_cmdlines and /proc when the records are\n",
+			strerror(-ret));
 	{
 		char *id = tfs_read(&c->tfs, "events/ftrace/print/id", 0, NULL);
 
 		c->print_id = id ? (uint32_t)strtoul(id, NULL, 10) : UINT32_MAX;
 		free(id);
 	}
-	/* record in our instance only while we have events enabled */
-	tfs_write(&c->tfs, "tracing_on", "1", 0);
 	c->next = hfs.ctxs;
 	hfs.ctxs = c;
 	return c;
@@ -640,15 +668,34 @@ none:
 	return NULL;
 }
 
+/* Is KEY ("SYS/EVENT") one of the tracker's events (comms.c)? */
+static int is_tracking(struct hfs_ctx *c, const char *key)
+{
+	char sys[256], *name;
+
+	snprintf(sys, sizeof(sys), "%s", key);
+	name = strchr(sys, '/');
+	if (!name)
+		return 0;
+	*name++ = 0;
+	return comms_event(host_comms(c->host), sys, name);
+}
+
 /* Give the kernel KEY's filter (or none); a filter it refuses leaves
  * none, not the old one, which could drop records a trigger now wants. */
 static void set_kernel_filter(struct hfs_ctx *c, const char *key)
 {
-	char rel[600], *f = kernel_filter(c, key);
+	char rel[600], *f;
 
 	if (!strncmp(key, "ftrace/", 7))
 		return;
 	snprintf(rel, sizeof(rel), "events/%s/filter", key);
+	/* the tracker needs every record of its events */
+	if (is_tracking(c, key)) {
+		tfs_write(&c->tfs, rel, "0", 0);
+		return;
+	}
+	f = kernel_filter(c, key);
 	if (!f || tfs_write(&c->tfs, rel, f, 0))
 		tfs_write(&c->tfs, rel, "0", 0);
 	free(f);
@@ -689,7 +736,9 @@ int hctx_rebind(struct hfs_ctx *c)
 			continue;
 		}
 		snprintf(rel, sizeof(rel), "events/%s/enable", c->enabled[i]);
-		tfs_write(&c->tfs, rel, "0", 0);
+		/* the tracker's events stay on when their triggers go */
+		if (!is_tracking(c, c->enabled[i]))
+			tfs_write(&c->tfs, rel, "0", 0);
 		if (strncmp(c->enabled[i], "ftrace/", 7)) {
 			snprintf(rel, sizeof(rel), "events/%s/filter", c->enabled[i]);
 			tfs_write(&c->tfs, rel, "0", 0);

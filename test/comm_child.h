@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A workload whose task names change under the tracer's feet, for
+ * test_live and test_histfs: the test binary run as
+ *
+ *   TEST --comm-child TAG N EXEC
+ *
+ * makes N getppid(2) calls under each of four names, then execs EXEC (a
+ * copy of the test binary named TAG "x") with "--comm-exec N", which
+ * makes N more under that name, and exits before the tracer reads them:
+ *
+ *   TAG "a"   prctl(PR_SET_NAME)
+ *   TAG "b"   a write to /proc/self/comm
+ *   TAG "t"   a new thread (it starts as TAG "b") names itself by prctl
+ *   TAG "x"   after exec (the kernel names it after EXEC's file)
+ *
+ * The kernel's `comm` is the name at each call; a tracer that reads the
+ * names later (from /proc, or saved_cmdlines) gets them wrong.
+ */
+#ifndef TEST_COMM_CHILD_H
+#define TEST_COMM_CHILD_H
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define COMM_GETPPID_ID 110	/* x86_64 */
+
+static long comm_child_n;
+
+static void comm_child_calls(long n)
+{
+	long i;
+
+	for (i = 0; i < n; i++)
+		syscall(SYS_getppid);
+}
+
+static void *comm_child_thread(void *tag)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "%st", (const char *)tag);
+	prctl(PR_SET_NAME, name, 0, 0, 0);
+	comm_child_calls(comm_child_n);
+	return NULL;
+}
+
+/* Returns -1 if ARGV is not a --comm-child or --comm-exec call, else
+ * does it (and does not return, or returns the exit status). */
+static int comm_child_main(int argc, char **argv)
+{
+	char name[16];
+	pthread_t th;
+	FILE *f;
+
+	if (argc == 3 && !strcmp(argv[1], "--comm-exec")) {
+		comm_child_calls(atol(argv[2]));
+		return 0;
+	}
+	if (argc != 5 || strcmp(argv[1], "--comm-child"))
+		return -1;
+	comm_child_n = atol(argv[3]);
+	snprintf(name, sizeof(name), "%sa", argv[2]);
+	prctl(PR_SET_NAME, name, 0, 0, 0);
+	comm_child_calls(comm_child_n);
+	snprintf(name, sizeof(name), "%sb", argv[2]);
+	f = fopen("/proc/self/comm", "w");
+	if (!f || fputs(name, f) < 0 || fclose(f))
+		return 3;
+	comm_child_calls(comm_child_n);
+	if (pthread_create(&th, NULL, comm_child_thread, argv[2]) || pthread_join(th, NULL))
+		return 4;
+	execl(argv[4], argv[4], "--comm-exec", argv[3], (char *)NULL);
+	return 5;
+}
+
+#endif
