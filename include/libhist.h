@@ -65,6 +65,7 @@ enum {
 	HIST_EEXIST = 17,
 	HIST_EINVAL = 22,
 	HIST_EDOM = 33,
+	HIST_ERANGE = 34,
 	HIST_E2BIG = 7,
 };
 

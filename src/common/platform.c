@@ -159,8 +159,10 @@ static int digit_val(char c)
 
 /*
  * The kernel's kstrtoull(): base 0 picks 0x (hex), 0 (octal) or decimal;
- * the whole span must be digits (one trailing newline allowed); overflow
- * fails.  Returns 0 or -HIST_EINVAL.
+ * the whole span must be digits (one trailing newline allowed).  Returns
+ * 0, -HIST_ERANGE when the digits overflow (before any bad character
+ * after them, as the kernel checks: size=99999999999999999999 in
+ * b83-size-range) or -HIST_EINVAL.
  */
 int hist__parse_u64(const char *s, size_t n, int base, uint64_t *out)
 {
@@ -191,7 +193,7 @@ int hist__parse_u64(const char *s, size_t n, int base, uint64_t *out)
 		if (d >= base)
 			return -HIST_EINVAL;
 		if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
-			return -HIST_EINVAL;
+			return -HIST_ERANGE;
 		v = v * (uint64_t)base + (uint64_t)d;
 	}
 	*out = v;

@@ -50,15 +50,23 @@ static const char *find_chr(const char *s, size_t n, char c)
 	return memchr(s, c, n);
 }
 
-/* size=N: rounded up to a power of two, 2^7..2^max_bits. */
+/* size=N as the kernel's kstrtoul() reads it (base 0 after an optional
+ * '+'; -ERANGE past 64 bits: b83-size-range), rounded up to a power of
+ * two, 2^7..2^max_bits. */
 static int parse_map_size(const char *s, size_t n, uint32_t max_bits,
 			  uint32_t *bits)
 {
 	uint64_t v;
 	uint32_t b = 0;
+	int ret;
 
-	if (hist__parse_u64(s, n, 0, &v))
-		return -HIST_EINVAL;
+	if (n && *s == '+') {
+		s++;
+		n--;
+	}
+	ret = hist__parse_u64(s, n, 0, &v);
+	if (ret)
+		return ret;
 	while (b < 64 && (1ull << b) < v)
 		b++;
 	if (b < 7 || b > max_bits)
