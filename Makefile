@@ -52,7 +52,9 @@ $(FTRACE_LIB): $(FTRACE_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/test/%: $(BUILD)/test/%.o $(TEST_COMMON_OBJ) $(FTRACE_LIB) $(LIB)
+# hint.o: the replay engine that test/conf_replay.c compiles in calls it
+$(BUILD)/test/%: $(BUILD)/test/%.o $(TEST_COMMON_OBJ) $(BUILD)/examples/common/hint.o \
+		$(FTRACE_LIB) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(FTRACE_LIBS) -lpthread
 
 $(BUILD)/examples/%: $(BUILD)/examples/%.o $(FTRACE_LIB) $(LIB)

@@ -3,7 +3,8 @@
  * The replay engine of hist-replay, compiled into the test programs: the
  * conformance runner must apply writes, markers and task names exactly as
  * the tool does, and the Makefile links every non-test_ file of test/ into
- * each test binary (it does not link examples/).  The engine has no main()
+ * each test binary (it does not link examples/, but for the tools' hints,
+ * examples/common/hint.o, which the engine calls).  The engine has no main()
  * and no global state; its functions are prefixed replay_.
  */
 #include "../examples/hist-replay/replay.c"

@@ -5,6 +5,7 @@
  * file (or FILE:LINE), never read without bound or cut into pieces.
  * Before args.c, /dev/zero was read until memory ran out, a line of 8 KiB
  * or more was split into two commands, and a directory read as empty.
+ * And a size= the kernel refuses without a word gets the tool's reason.
  */
 #include "harness.h"
 
@@ -62,6 +63,33 @@ static void test_hostile_files(void)
 	T_ASSERT(strlen(err) < 1000);
 }
 
+/* hist-live -t with a size= the kernel refuses without an error_log
+ * entry (b83-size-range): the reason and a caret on stderr */
+static void test_size_hint(void)
+{
+	char tfs[512], cmd[2048], *e;
+	int mounted = t_tracefs_find(tfs, sizeof(tfs), dir, "test_size_hint"), st;
+
+	if (mounted < 0 || !t_tracefs_need(tfs, "events/raw_syscalls/sys_enter", 0,
+					   "test_size_hint"))
+		return;
+	snprintf(cmd, sizeof(cmd), "timeout 20 %s/hist-live -t "
+		 "'raw_syscalls/sys_enter hist:keys=id:size=64' true 2> %s/err",
+		 build, dir);
+	st = system(cmd);
+	T_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+	e = t_readf("%s/err", dir);
+	T_ASSERT(e && strstr(e, "'hist:keys=id:size=64' failed: Invalid argument\n"
+			     "hist-live: size=64: a map has 128 to 131072 entries "
+			     "(2^7 to 2^17)\n"
+			     "  Command: hist:keys=id:size=64\n"
+			     "                             ^\n"));
+	if (e && !strstr(e, "size=64: a map"))
+		printf("# %s", e);
+	free(e);
+	t_tracefs_release(tfs, mounted);
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -71,6 +99,7 @@ int main(int argc, char **argv)
 		return T_DONE();
 	}
 	T_RUN(test_hostile_files);
+	T_RUN(test_size_hint);
 	t_scratch_remove(dir);
 	return T_DONE();
 }

@@ -36,6 +36,7 @@
 
 #include "args.h"
 #include "live.h"
+#include "../common/hint.h"
 #include "../common/json.h"
 #include "../listen/listen.h"
 
@@ -274,6 +275,10 @@ static void print_errlog(struct state *st)
 
 /* ---- commands -------------------------------------------------------- */
 
+/* The largest size= here: hist_ctx_opts.max_map_bits is left at 0, the
+ * kernel's 2^17. */
+#define LIVE_MAP_BITS 17
+
 /* The event a "SYSTEM/EVENT" target names, or NULL. */
 static hist_event *target_event(struct state *st, const struct cmd *c)
 {
@@ -319,6 +324,8 @@ static void apply_cmds(struct state *st)
 		for (i = 0; i < st->nr_cmds; i++) {
 			struct cmd *c = &st->cmds[i];
 			int synth = !strcmp(c->target, "synthetic_events");
+			struct hist_error herr;
+			char hint[512];
 			hist_event *ev;
 			int ret;
 
@@ -335,11 +342,17 @@ static void apply_cmds(struct state *st)
 					continue;
 				}
 				check_cmd(st, c);
-				ret = hist_trigger_parse(ev, c->text, NULL);
+				memset(&herr, 0, sizeof(herr));
+				ret = hist_trigger_parse(ev, c->text, &herr);
 			}
 			if (ret) {
 				fprintf(stderr, PROG ": %s: '%s' failed: %s\n",
 					c->target, c->text, strerror(-ret));
+				/* the kernel logs nothing for a bad size= */
+				if (!synth && !herr.nr_logged &&
+				    hint_map_size(c->text, LIVE_MAP_BITS, NULL, hint,
+						  sizeof(hint)))
+					fprintf(stderr, PROG ": %s\n", hint);
 				print_errlog(st);
 				st->rejected = 1;
 			} else {

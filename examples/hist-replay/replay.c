@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "replay_int.h"
+#include "../common/hint.h"
 
 /* ---- text buffer -------------------------------------------------- */
 
@@ -821,48 +822,27 @@ static uint32_t map_bits_max(const struct replay *r)
 }
 
 /*
- * A trigger refused with a bare EINVAL (the kernel logs nothing for a
- * bad filter or a size= beyond its limit): say why when we can tell.
+ * A trigger refused with a bare EINVAL or ERANGE (the kernel logs nothing
+ * for a bad size= or a bad filter): say why when we can tell.  size= is
+ * read first, with the other attributes, before the filter.
  */
 static void explain_einval(struct replay *r, hist_event *ev, const char *text)
 {
 	const char *p;
 
+	if (hint_map_size(text, map_bits_max(r), "--map-bits", r->msg,
+			  sizeof(r->msg))) {
+		r->has_msg = 1;
+		return;
+	}
 	/* " if FILTER" ends a hist command (the kernel splits it there) */
-	for (p = strstr(text, " if "); p; p = strstr(p + 1, " if ")) {
+	p = strstr(text, " if ");
+	if (p) {
 		size_t at = (size_t)(p - text) + 4;
 
 		while (text[at] == ' ')
 			at++;
-		if (filter_hint(r, ev, text, at))
-			return;
-		break;
-	}
-	for (p = strstr(text, "size="); p; p = strstr(p + 1, "size=")) {
-		unsigned long long v;
-		uint32_t bits = 0;
-		char *end;
-
-		if (p != text && p[-1] != ':')
-			continue;
-		v = strtoull(p + 5, &end, 0);
-		if (end == p + 5)
-			continue;
-		while (bits < 63 && (1ull << bits) < v)
-			bits++;
-		if (bits > 24) {
-			snprintf(r->msg, sizeof(r->msg),
-				 "size=%llu is larger than the largest map hist-replay "
-				 "allows (--map-bits 24: 16777216 entries)", v);
-			r->has_msg = 1;
-		} else if (bits > map_bits_max(r)) {
-			snprintf(r->msg, sizeof(r->msg),
-				 "size=%llu is larger than the largest map allowed (%llu "
-				 "entries, 2^%u); --map-bits %u allows it",
-				 v, 1ull << map_bits_max(r), map_bits_max(r), bits);
-			r->has_msg = 1;
-		}
-		return;
+		filter_hint(r, ev, text, at);
 	}
 }
 
@@ -905,7 +885,7 @@ static int event_file_write(struct replay *r, const char *sys,
 		rc = hist_trigger_parse(ev, text, &herr);
 		if (rc == 0)
 			remember_made(r, sys, name, text);
-		if (rc == -HIST_EINVAL && !herr.nr_logged)
+		if ((rc == -HIST_EINVAL || rc == -HIST_ERANGE) && !herr.nr_logged)
 			explain_einval(r, ev, text);
 		return rc;
 	}
