@@ -68,10 +68,11 @@ int replay_openmetrics_format(const char *arg)
 	return 0;
 }
 
-int replay_openmetrics(FILE *out, const struct replay_out_ev *evs, size_t n,
-		       struct hist_tracedat *td)
+/* Every event of EVS as one exposition into OUT, in the style of BASE. */
+static int print_openmetrics(FILE *out, const struct replay_out_ev *evs, size_t n,
+			     struct hist_tracedat *td, const struct hist_print_opts *base)
 {
-	struct hist_print_opts o = replay_print_opts, end = replay_print_opts;
+	struct hist_print_opts o = *base, end = *base;
 	uint32_t cpu, nr = td ? hist_tracedat_nr_cpus(td) : 0;
 	size_t i;
 
@@ -90,6 +91,12 @@ int replay_openmetrics(FILE *out, const struct replay_out_ev *evs, size_t n,
 	return hist_print_openmetrics_eof(file_write, out, &end) ? -1 : 0;
 }
 
+int replay_openmetrics(FILE *out, const struct replay_out_ev *evs, size_t n,
+		       struct hist_tracedat *td)
+{
+	return print_openmetrics(out, evs, n, td, &replay_print_opts);
+}
+
 /* --listen: the final tables, served until SIGINT or SIGTERM. */
 struct served {
 	const struct replay_out_ev *evs;
@@ -97,21 +104,26 @@ struct served {
 	struct hist_tracedat *td;
 };
 
+/*
+ * Runs on the server's thread, for each request: it only reads
+ * replay_print_opts (set before the server started) and renders with its
+ * own copy, so it writes nothing the main thread or another request's
+ * render reads (it used to flip the global's flags and put them back).
+ */
 static int render(void *arg, int openmetrics, char **text, size_t *len)
 {
 	const struct served *sv = arg;
-	struct hist_print_opts saved = replay_print_opts;
+	struct hist_print_opts o = replay_print_opts;
 	FILE *f = open_memstream(text, len);
 	int ret;
 
 	if (!f)
 		return -1;
 	if (openmetrics)
-		replay_print_opts.flags &= ~HIST_PRINT_PROMETHEUS_TEXT;
+		o.flags &= ~HIST_PRINT_PROMETHEUS_TEXT;
 	else
-		replay_print_opts.flags |= HIST_PRINT_PROMETHEUS_TEXT;
-	ret = replay_openmetrics(f, sv->evs, sv->n, sv->td);
-	replay_print_opts = saved;
+		o.flags |= HIST_PRINT_PROMETHEUS_TEXT;
+	ret = print_openmetrics(f, sv->evs, sv->n, sv->td, &o);
 	if (fclose(f))
 		ret = -1;
 	return ret;
