@@ -45,45 +45,13 @@
 
 #include "harness.h"
 #include "comm_child.h"
+#include "util.h"
 
 static char tmp[256], bindir[512], histfs[600], real[600], mnt[600];
 static pid_t histfs_pid;
 static int skip;
 
 #include "test_shell.h"
-
-static char *slurp(const char *path)
-{
-	int fd = open(path, O_RDONLY);
-	size_t cap = 1 << 16, n = 0;
-	char *s;
-
-	if (fd < 0)
-		return NULL;
-	s = malloc(cap + 1);
-	while (s) {
-		ssize_t k = read(fd, s + n, cap - n);
-
-		if (k <= 0)
-			break;
-		n += (size_t)k;
-		if (n == cap) {
-			char *t = realloc(s, 2 * cap + 1);
-
-			if (!t) {
-				free(s);
-				s = NULL;
-				break;
-			}
-			s = t;
-			cap *= 2;
-		}
-	}
-	close(fd);
-	if (s)
-		s[n] = 0;
-	return s;
-}
 
 static char *mslurp(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *mslurp(const char *fmt, ...)
@@ -95,7 +63,7 @@ static char *mslurp(const char *fmt, ...)
 	vsnprintf(rel, sizeof(rel), fmt, ap);
 	va_end(ap);
 	snprintf(p, sizeof(p), "%s/%s", mnt, rel);
-	return slurp(p);
+	return t_readf("%s", p);
 }
 
 /* write(2) of TEXT to MNT/REL, opened for append or truncation; 0 or
@@ -217,7 +185,7 @@ static void test_passthrough(void)
 	if (skip)
 		return;
 	snprintf(p, sizeof(p), "%s/available_events", real);
-	a = slurp(p);
+	a = t_readf("%s", p);
 	b = mslurp("available_events");
 	T_ASSERT(a && b && strlen(a) > 100);
 	T_STREQ(b, a);
@@ -235,7 +203,7 @@ static void test_passthrough(void)
 	/* the hist files are listed next to the real ones */
 	T_EQ(sh(1, "ls %s/events/sched/sched_switch > %s/ls", mnt, tmp), 0);
 	snprintf(p, sizeof(p), "%s/ls", tmp);
-	ls = slurp(p);
+	ls = t_readf("%s", p);
 	T_ASSERT(ls && strstr(ls, "hist\n") && strstr(ls, "hist_debug\n") &&
 		 strstr(ls, "format\n") && strstr(ls, "trigger\n"));
 	free(ls);
@@ -243,7 +211,7 @@ static void test_passthrough(void)
 	/* writes pass through: tracing_on */
 	T_EQ(mwrite("tracing_on", "0\n", 0), 0);
 	snprintf(p, sizeof(p), "%s/tracing_on", real);
-	a = slurp(p);
+	a = t_readf("%s", p);
 	T_STREQ(a, "0\n");
 	free(a);
 	T_EQ(mwrite("tracing_on", "1\n", 0), 0);
@@ -316,7 +284,7 @@ static void test_doc_vs_replay(void)
 		bindir, id, cmds, tmp, tmp);
 	T_EQ(st, 0);
 	snprintf(p, sizeof(p), "%s/replay.txt", tmp);
-	want = slurp(p);
+	want = t_readf("%s", p);
 	for (i = 0; i < n; i++) {
 		char *h;
 
@@ -461,7 +429,7 @@ static int run_case(const char *dir)
 	if (!f)
 		return 0;
 	snprintf(p, sizeof(p), "%s/expected/writes.json", dir);
-	json = slurp(p);
+	json = t_readf("%s", p);
 	if (!json)
 		ran = 0;
 	while (fgets(line, sizeof(line), f)) {
@@ -857,7 +825,7 @@ static char *mslurp_real_filter(void)
 
 	snprintf(p, sizeof(p), "%s/instances/histfs.%d/events/raw_syscalls/sys_enter/filter",
 		 real, (int)last_pid);
-	return slurp(p);
+	return t_readf("%s", p);
 }
 
 static void test_busy(void)
@@ -1390,8 +1358,7 @@ int main(int argc, char **argv)
 	else
 		snprintf(bindir, sizeof(bindir), "..");
 	snprintf(histfs, sizeof(histfs), "%s/histfs", bindir);
-	snprintf(tmp, sizeof(tmp), "/tmp/test_histfs.XXXXXX");
-	if (!mkdtemp(tmp))
+	if (t_scratch(tmp, sizeof(tmp), "test_histfs"))
 		return 1;
 	setup();
 	T_RUN(test_passthrough);
@@ -1419,6 +1386,6 @@ int main(int argc, char **argv)
 	if (t__fail)
 		printf("# kept %s (histfs.err: histfs's messages)\n", tmp);
 	else
-		sh(0, "rm -rf %s", tmp);
+		t_scratch_remove(tmp);
 	return T_DONE();
 }

@@ -18,6 +18,7 @@
 
 #include "harness.h"
 #include "conf.h"
+#include "util.h"
 
 #define CASES "test/conformance/cases"
 
@@ -28,13 +29,6 @@ struct run {
 	int status;	/* exit status, or 128 + signal */
 	char *out, *err;
 };
-
-static char *slurp(const char *path)
-{
-	char *s = conf_read_file(path, NULL);
-
-	return s ? s : calloc(1, 1);
-}
 
 static struct run run_tool_in(const char *const *argv, const char *in);
 
@@ -84,8 +78,13 @@ static struct run run_tool_in(const char *const *argv, const char *in)
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	r.out = slurp(out);
-	r.err = slurp(err);
+	/* never NULL: a file the child did not get to write reads as empty */
+	r.out = t_readf("%s", out);
+	r.err = t_readf("%s", err);
+	if (!r.out)
+		r.out = calloc(1, 1);
+	if (!r.err)
+		r.err = calloc(1, 1);
 	return r;
 }
 
@@ -1513,20 +1512,12 @@ static void test_errlog_norm(void)
 
 int main(int argc, char **argv)
 {
-	const char *slash = strrchr(argv[0], '/');
-	size_t dl;
+	char build[3900];
 
 	(void)argc;
-	/* BUILD/test/test_replay -> BUILD/hist-replay */
-	dl = slash ? (size_t)(slash - argv[0]) : 0;
-	if (dl >= 5 && !strncmp(argv[0] + dl - 5, "/test", 5))
-		dl -= 5;
-	else if (dl == 4 && !strncmp(argv[0], "test", 4))
-		dl = 0;
-	snprintf(tool, sizeof(tool), "%.*s%shist-replay", (int)dl, argv[0],
-		 dl ? "/" : "");
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_replay.XXXXXX");
-	if (!mkdtemp(tmpdir)) {
+	t_build_dir(build, sizeof(build), argv[0]);
+	snprintf(tool, sizeof(tool), "%s/hist-replay", build);
+	if (t_scratch(tmpdir, sizeof(tmpdir), "test_replay")) {
 		printf("not ok 1 - mkdtemp: %s\n0 passed, 1 failed\n",
 		       strerror(errno));
 		return 1;
@@ -1569,13 +1560,6 @@ int main(int argc, char **argv)
 	T_RUN(test_compare_hitcount);
 	T_RUN(test_compare_hits);
 	T_RUN(test_errlog_norm);
-	{
-		char cmd[600];
-
-		/* tmpdir holds only what this program wrote */
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-		if (system(cmd))
-			printf("# could not remove %s\n", tmpdir);
-	}
+	t_scratch_remove(tmpdir);
 	return T_DONE();
 }
