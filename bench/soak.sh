@@ -106,15 +106,22 @@ start=$(date +%s)
 pid=$!
 : > "$tmp/rss"
 : > "$tmp/hrss"
-# every 10 s: both RSS
+# fields 14 and 15 of /proc/PID/stat (after the ')' that ends the name)
+cpu_ticks() {
+	sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12 + $13 }'
+}
+# every 10 s: both RSS and CPU
 (
 	while kill -0 "$pid" 2>/dev/null; do
 		now=$(( $(date +%s) - start ))
+		# RSS (KiB) and CPU so far (utime + stime, clock ticks)
 		r=$(awk '/^VmRSS/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
-		[ -n "$r" ] && echo "$now $r" >> "$tmp/rss"
+		c=$(cpu_ticks "$pid")
+		[ -n "$r" ] && echo "$now $r $c" >> "$tmp/rss"
 		if [ -n "$hpid" ]; then
 			r=$(awk '/^VmRSS/ { print $2 }' "/proc/$hpid/status" 2>/dev/null)
-			[ -n "$r" ] && echo "$now $r" >> "$tmp/hrss"
+			c=$(cpu_ticks "$hpid")
+			[ -n "$r" ] && echo "$now $r $c" >> "$tmp/hrss"
 		fi
 		sleep 10
 	done
@@ -225,6 +232,12 @@ rss_line() { # file name
 	last=$(tail -n 1 "$1" | awk '{ print $2 }')
 	max=$(awk 'm < $2 { m = $2 } END { print m + 0 }' "$1")
 	echo "soak: $2 RSS (KiB) after warm-up ${first:-?}, last ${last:-?}, max $max ($(wc -l < "$1") samples)"
+	# CPU up to the last sample (the names' tracking and ordered reading
+	# are in it: bench/README.md)
+	tk=$(tail -n 1 "$1" | awk '{ print $3 + 0 }')
+	ts=$(tail -n 1 "$1" | awk '{ print $1 + 0 }')
+	hz=$(getconf CLK_TCK)
+	echo "soak: $2 CPU $((tk / hz)) s in $ts s ($(( ts > 0 ? tk * 100 / hz / ts : 0 ))% of one CPU)"
 	if [ -n "$first" ] && [ -n "$last" ] && [ $((last - first)) -gt "$SLACK_KB" ]; then
 		echo "soak: FAIL $2 RSS grew by $((last - first)) KiB after warm-up"
 		fail=1

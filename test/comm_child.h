@@ -15,12 +15,16 @@
  *   TAG "x"   after exec (the kernel names it after EXEC's file)
  *
  * The kernel's `comm` is the name at each call; a tracer that reads the
- * names later (from /proc, or saved_cmdlines) gets them wrong.
+ * names later (from /proc, or saved_cmdlines) gets them wrong.  Each
+ * change is made on the last CPU and the calls after it on CPU 0: a
+ * reader that feeds CPU 0's records before the last CPU's (not in time
+ * order) counts them under the old name.
  */
 #ifndef TEST_COMM_CHILD_H
 #define TEST_COMM_CHILD_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +35,19 @@
 #define COMM_GETPPID_ID 110	/* x86_64 */
 
 static long comm_child_n;
+
+/* Move the calling thread to CPU 0 (LAST: the last CPU); no-op on one. */
+static void comm_child_pin(int last)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+
+	if (n < 2)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(last ? (int)n - 1 : 0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
 
 static void comm_child_calls(long n)
 {
@@ -45,7 +62,9 @@ static void *comm_child_thread(void *tag)
 	char name[16];
 
 	snprintf(name, sizeof(name), "%st", (const char *)tag);
+	comm_child_pin(1);
 	prctl(PR_SET_NAME, name, 0, 0, 0);
+	comm_child_pin(0);
 	comm_child_calls(comm_child_n);
 	return NULL;
 }
@@ -59,6 +78,7 @@ static int comm_child_main(int argc, char **argv)
 	FILE *f;
 
 	if (argc == 3 && !strcmp(argv[1], "--comm-exec")) {
+		comm_child_pin(0);
 		comm_child_calls(atol(argv[2]));
 		return 0;
 	}
@@ -66,15 +86,20 @@ static int comm_child_main(int argc, char **argv)
 		return -1;
 	comm_child_n = atol(argv[3]);
 	snprintf(name, sizeof(name), "%sa", argv[2]);
+	comm_child_pin(1);
 	prctl(PR_SET_NAME, name, 0, 0, 0);
+	comm_child_pin(0);
 	comm_child_calls(comm_child_n);
 	snprintf(name, sizeof(name), "%sb", argv[2]);
+	comm_child_pin(1);
 	f = fopen("/proc/self/comm", "w");
 	if (!f || fputs(name, f) < 0 || fclose(f))
 		return 3;
+	comm_child_pin(0);
 	comm_child_calls(comm_child_n);
 	if (pthread_create(&th, NULL, comm_child_thread, argv[2]) || pthread_join(th, NULL))
 		return 4;
+	comm_child_pin(1);	/* the exec's rename on the last CPU */
 	execl(argv[4], argv[4], "--comm-exec", argv[3], (char *)NULL);
 	return 5;
 }

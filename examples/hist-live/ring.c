@@ -430,7 +430,8 @@ struct feeder {
  * them (ordered) or feed them (unordered).  *SYNC gets the time stamp of
  * our marker if it is among them.  Returns 1 if the buffer may hold more
  * (the page limit was reached), 2 if the caller's stop() ended the
- * reading, 0 if it was read empty, -1 on errors. */
+ * reading, 3 if it stopped at the writer's page, 0 if it was read empty,
+ * -1 on errors. */
 static int read_cpu(struct live_ring *r, struct cpu_buf *c, uint64_t *sync,
 		    struct feeder *f, int final)
 {
@@ -512,11 +513,16 @@ static int read_cpu(struct live_ring *r, struct cpu_buf *c, uint64_t *sync,
 		 * writer (every read such a copy, hundreds of ns a record
 		 * on both sides) until it pauses; what it writes meanwhile
 		 * waits for the next wake-up, or for a final drain, which
-		 * reads to the end.  As after EAGAIN, everything committed
-		 * before this read has been read: it does not bound the
-		 * merge. */
+		 * reads to the end.  It bounds the merge as a CPU read in
+		 * part does (a small page is not always the writer's: the
+		 * rest of a page read in part before is small too, with
+		 * full pages behind it): taken as read to the end, it let
+		 * records of other CPUs go first that were newer than ones
+		 * this CPU gave the next drain (3.2 of 28 million records
+		 * fed out of time order in a 20 s run of dd rounds, up to
+		 * 158 ms; 0 since). */
 		if (!final && it.size < r->fmt.page_size / 2)
-			return 0;
+			return 3;
 	}
 	return 1;
 }
