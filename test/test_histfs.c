@@ -11,7 +11,9 @@
  *   - instances/NAME: own triggers, rmdir removes our private instance
  *   - the kernel's permissions for a user other than root
  *   - synthetic events and an onmatch() chain, dynamic_events
- *   - a libtracefs program (tracefs_hist_*, tracefs_synth_*) unchanged
+ *   - a libtracefs program (tracefs_hist_*, tracefs_synth_*) unchanged;
+ *     trace-cmd stat lists the triggers
+ *   - non-hist triggers: the kernel's errno and file, byte for byte
  *   - trace_marker writes count for the writer
  *   - concurrent writers and readers of trigger and hist files
  *   - poll on a hist file waits for a hit, as the kernel's; a real file's
@@ -555,6 +557,94 @@ static void test_instances(void)
 	T_EQ(sh(0, "ls %s/instances | grep -q '^histfs\\.%d\\.'", real, (int)last_pid), 1);
 }
 
+/* ---- the kernel's own triggers, byte for byte -------------------------- */
+
+/* write(2) of TEXT to PATH (appending or truncating): "ok N" or the errno
+ * of the open or the write, into OUT */
+static void note_write(const char *path, const char *text, int flags, char *out, size_t n)
+{
+	int fd = open(path, O_WRONLY | flags), e = 0;
+	ssize_t k = -1;
+
+	if (fd < 0) {
+		snprintf(out, n, "open: %s", strerror(errno));
+		return;
+	}
+	k = write(fd, text, strlen(text));
+	if (k < 0)
+		e = errno;
+	close(fd);
+	if (k < 0)
+		snprintf(out, n, "write: %s", strerror(e));
+	else
+		snprintf(out, n, "ok %zd", k);
+}
+
+/*
+ * Every trigger that is not a hist command is the kernel's: the same
+ * writes to a trigger file of an instance made through the mount and of
+ * one made in the real tracefs give the same errno and the same file,
+ * but for the hist commands the mount adds to the "# Available
+ * triggers:" header.  ftrace/print of an instance fires only on a write
+ * to that instance's trace_marker, so no count changes under the test.
+ */
+static void test_trigger_passthrough(void)
+{
+	static const struct { const char *text; int flags; } w[] = {
+		{ "traceon", O_APPEND }, { "stacktrace:3", O_APPEND },
+		{ "traceoff", O_TRUNC },	/* the kernel keeps its triggers */
+		{ "traceon:5", O_APPEND },	/* EEXIST */
+		{ "bogus", O_APPEND }, { "traceon if nofield == 1", O_APPEND },
+		{ "  \n", O_APPEND }, { "traceon\ntraceoff\n", O_APPEND },
+		{ "enable_event:sched:sched_switch:2", O_APPEND },
+		{ "enable_event:nosys:noev", O_APPEND },
+		{ "disable_event:sched:sched_switch", O_APPEND },
+		{ "!stacktrace", O_APPEND }, { "!stacktrace", O_APPEND },
+		{ "stacktrace if buf ~ \"x*\"", 0 },
+		{ "!traceon", O_APPEND }, { "!enable_event:sched:sched_switch", O_APPEND },
+		{ "!stacktrace", O_APPEND },
+	};
+	char inst[2][700], p[1500], got[2][100], *t[2];
+	size_t i;
+	int j;
+
+	if (skip)
+		return;
+	snprintf(inst[0], sizeof(inst[0]), "%s/instances/histfs_tm.%d", mnt, (int)getpid());
+	snprintf(inst[1], sizeof(inst[1]), "%s/instances/histfs_tr.%d", real, (int)getpid());
+	for (j = 0; j < 2; j++)
+		T_EQ(mkdir(inst[j], 0750), 0);
+	for (i = 0; i <= sizeof(w) / sizeof(w[0]); i++) {
+		for (j = 0; j < 2; j++) {
+			snprintf(p, sizeof(p), "%s/events/ftrace/print/trigger", inst[j]);
+			if (i < sizeof(w) / sizeof(w[0]))
+				note_write(p, w[i].text, w[i].flags, got[j], sizeof(got[j]));
+			t[j] = t_readf("%s", p);
+		}
+		if (i < sizeof(w) / sizeof(w[0]) && strcmp(got[0], got[1]))
+			T_FAILF("'%s': %s through the mount, %s from tracefs", w[i].text, got[0],
+				got[1]);
+		if (t[0] && t[1] && t[1][0] == '#') {
+			/* the header, with the hist triggers added */
+			char want[600];
+			size_t n = strcspn(t[1] + 22, "\n") + 22;
+
+			snprintf(want, sizeof(want), "%.*s enable_hist disable_hist hist\n", (int)n,
+				 t[1]);
+			T_ASSERT(!strncmp(t[1], "# Available triggers:\n# ", 24));
+			T_STREQ(t[0], want);
+		} else if (!t[0] || !t[1] || strcmp(t[0], t[1])) {
+			T_FAILF("after '%s': the mount's trigger file\n%s--- tracefs's\n%s",
+				i ? w[i - 1].text : "", t[0] ? t[0] : "(none)\n",
+				t[1] ? t[1] : "(none)\n");
+		}
+		free(t[0]);
+		free(t[1]);
+	}
+	for (j = 0; j < 2; j++)
+		T_EQ(rmdir(inst[j]), 0);
+}
+
 /* ---- permissions -------------------------------------------------------- */
 
 /* open(2) of PATH for reading as nobody (uid and gid 65534): 0 or errno */
@@ -691,6 +781,39 @@ static void test_libtracefs(void)
 	T_EQ(sh(1, "unshare -m sh -c 'mount --make-rprivate / && "
 		   "mount --bind %s /sys/kernel/tracing && "
 		   "%s/libtracefs-check /sys/kernel/tracing'", mnt, tmp), 0);
+}
+
+/* ---- trace-cmd ---------------------------------------------------------- */
+
+/* trace-cmd (libtracefs) lists an instance's triggers, the kernel's and
+ * libhist's, from the trigger files of the mount over /sys/kernel/tracing */
+static void test_tracecmd(void)
+{
+	char inst[100], rel[200], p[700], *out;
+
+	if (skip)
+		return;
+	if (sh(0, "command -v trace-cmd >/dev/null")) {
+		printf("# SKIP trace-cmd: not installed\n");
+		return;
+	}
+	snprintf(inst, sizeof(inst), "histfs_tc.%d", (int)getpid());
+	T_EQ(sh(1, "mkdir %s/instances/%s", mnt, inst), 0);
+	snprintf(rel, sizeof(rel), "instances/%s/events/sched/sched_process_fork/trigger", inst);
+	T_EQ(mwrite(rel, "hist:keys=child_comm", 1), 0);
+	T_EQ(mwrite(rel, "traceon", 1), 0);
+	T_EQ(sh(1, "unshare -m sh -c 'mount --make-rprivate / && "
+		   "mount --bind %s /sys/kernel/tracing && trace-cmd stat -B %s' > %s/stat.txt",
+		mnt, inst, tmp), 0);
+	snprintf(p, sizeof(p), "%s/stat.txt", tmp);
+	out = t_readf("%s", p);
+	T_ASSERT(out && strstr(out, "Triggers:\n  sched:sched_process_fork \"traceon:unlimited\n"
+				    "hist:keys=child_comm:vals=hitcount:sort=hitcount:size=2048 "
+				    "[active]\"\n"));
+	if (out && !strstr(out, "hist:keys=child_comm"))
+		printf("# trace-cmd stat -B %s:\n%s", inst, out);
+	free(out);
+	T_EQ(sh(1, "rmdir %s/instances/%s", mnt, inst), 0);
 }
 
 /* ---- trace_marker ----------------------------------------------------- */
@@ -1365,9 +1488,11 @@ int main(int argc, char **argv)
 	T_RUN(test_doc_vs_replay);
 	T_RUN(test_kernel_errors);
 	T_RUN(test_instances);
+	T_RUN(test_trigger_passthrough);
 	T_RUN(test_permissions);
 	T_RUN(test_synthetic);
 	T_RUN(test_libtracefs);
+	T_RUN(test_tracecmd);
 	T_RUN(test_marker);
 	T_RUN(test_concurrent);
 	T_RUN(test_busy);

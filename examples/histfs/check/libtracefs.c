@@ -3,7 +3,7 @@
  * A libtracefs program, unchanged but for tracefs_set_tracing_dir(),
  * run against a histfs mount (test/test_histfs.c builds it with
  * `pkg-config libtracefs` when Debian's libtracefs-dev is installed):
- * tracefs_hist_* on a kernel event, tracefs_synth_* for a fork-to-exit
+ * tracefs_hist_* on a kernel event (two keys), tracefs_synth_* for a fork-to-exit
  * latency, and a hist on the synthetic event.
  *
  *   libtracefs-check MOUNTPOINT      exit 0 when everything worked
@@ -68,6 +68,8 @@ int main(int argc, char **argv)
 				  TRACEFS_HIST_KEY_NORMAL);
 	CHECK(hist != NULL);
 	CHECK(tracefs_hist_add_value(hist, "child_pid") == 0);
+	/* a second key: our forks all have the one parent */
+	CHECK(tracefs_hist_add_key(hist, "parent_pid", TRACEFS_HIST_KEY_NORMAL) == 0);
 	CHECK(tracefs_hist_add_sort_key(hist, "child_comm") == 0);
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	{
@@ -101,6 +103,8 @@ int main(int argc, char **argv)
 	if (text && !strstr(text, want))
 		fputs(text, stderr);
 	CHECK(text && strstr(text, "child_pid:"));
+	snprintf(want, sizeof(want), "parent_pid: %10s }", pid);
+	CHECK(text && strstr(text, want));
 	free(text);
 	CHECK(tracefs_hist_pause(NULL, hist) == 0);
 	text = event_file("sched", "sched_process_fork", "trigger");
