@@ -714,7 +714,8 @@ static void test_permissions(void)
 
 static void test_synthetic(void)
 {
-	char *s, *h, *fmt;
+	char *s, *h, *fmt, snap[700];
+	int has_snap;
 
 	if (skip)
 		return;
@@ -731,6 +732,26 @@ static void test_synthetic(void)
 	T_EQ(mwrite("events/synthetic/forklat/enable", "1", 0), EOPNOTSUPP);
 	T_EQ(mwrite("events/synthetic/enable", "1", 0), EOPNOTSUPP);
 	T_EQ(mwrite("events/synthetic/forklat/enable", "0", 0), 0);
+	/* its trigger file lists this kernel's commands (snapshot only with
+	 * a snapshot buffer) and the hist ones; those the kernel would run
+	 * at the event are refused, an unknown one is the kernel's EINVAL */
+	snprintf(snap, sizeof(snap), "%s/snapshot", real);
+	has_snap = access(snap, F_OK) == 0;
+	s = mslurp("events/synthetic/forklat/trigger");
+	T_ASSERT(s && !strncmp(s, "# Available triggers:\n# traceon traceoff ", 41));
+	T_ASSERT(s && strstr(s, " enable_event disable_event enable_hist disable_hist hist\n"));
+	T_ASSERT(s && !strstr(s, " snapshot ") == !has_snap);
+	free(s);
+	T_EQ(mwrite("events/synthetic/forklat/trigger", "traceoff", 1), EOPNOTSUPP);
+	T_EQ(mwrite("events/synthetic/forklat/trigger", "enable_event:sched:sched_switch", 1),
+	     EOPNOTSUPP);
+	T_EQ(mwrite("events/synthetic/forklat/trigger", "snapshot", 1),
+	     has_snap ? EOPNOTSUPP : EINVAL);
+	T_EQ(mwrite("events/synthetic/forklat/trigger", "bogus", 1), EINVAL);
+	T_EQ(mwrite("events/synthetic/forklat/trigger", "!traceoff", 1), 0);
+	s = mslurp("events/synthetic/forklat/trigger");
+	T_ASSERT(s && s[0] == '#');
+	free(s);
 	/* fork -> exit of the same pid, through an onmatch() chain */
 	T_EQ(mwrite("events/sched/sched_process_fork/trigger",
 		    "hist:keys=child_pid:ts0=common_timestamp.usecs", 1), 0);

@@ -876,15 +876,88 @@ static int read_real(int fd, struct hfs_buf *b)
 }
 
 /*
+ * The kernel's "# Available triggers:" header, both lines: the trigger
+ * commands this kernel has (snapshot only with a snapshot buffer,
+ * stacktrace only with stack traces, ...), read at start from the
+ * trigger file of an event without triggers; "" if none was found.  The
+ * trigger file of a synthetic event shows it, as every other one.
+ */
+static char kheader[512];
+
+static void read_kernel_header(void)
+{
+	DIR *sys = NULL, *evs;
+	struct dirent *s, *e;
+	int fd, tries = 0;
+
+	fd = openat(hfs.rootfd, "events", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0)
+		sys = fdopendir(fd);
+	while (sys && !kheader[0] && tries < 64 && (s = readdir(sys))) {
+		char path[600];
+
+		if (s->d_name[0] == '.' || s->d_type != DT_DIR)
+			continue;
+		snprintf(path, sizeof(path), "events/%s", s->d_name);
+		fd = openat(hfs.rootfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		evs = fd >= 0 ? fdopendir(fd) : NULL;
+		while (evs && !kheader[0] && tries < 64 && (e = readdir(evs))) {
+			struct hfs_buf b = { 0 };
+			char *nl;
+
+			if (e->d_name[0] == '.' || e->d_type != DT_DIR)
+				continue;
+			snprintf(path, sizeof(path), "events/%s/%s/trigger", s->d_name, e->d_name);
+			fd = openat(hfs.rootfd, path, O_RDONLY | O_CLOEXEC);
+			tries++;
+			if (fd < 0)
+				continue;
+			if (!read_real(fd, &b) && b.p && !strncmp(b.p, "# Available triggers:\n", 22) &&
+			    (nl = strchr(b.p + 22, '\n')) && (size_t)(nl - b.p) < sizeof(kheader) - 1)
+				memcpy(kheader, b.p, (size_t)(nl + 1 - b.p));
+			close(fd);
+			hfs_buf_free(&b);
+		}
+		if (evs)
+			closedir(evs);
+	}
+	if (sys)
+		closedir(sys);
+}
+
+/*
+ * A command other than a hist command for a synthetic event: the
+ * kernel's answer for a command it does not have (EINVAL); for one it
+ * has, the kernel would run it at the synthetic event, in its context
+ * (tracing_on at once, a stack trace or record of the task), which
+ * histfs, counting the event later from its own process, cannot do:
+ * EOPNOTSUPP rather than a trigger that is listed and does nothing.  A
+ * removal ('!') is libhist's.  0: libhist's to parse.
+ */
+static int syn_generic(const char *cmd)
+{
+	int remove = *cmd == '!';
+	const char *w;
+	size_t n;
+
+	cmd += remove;
+	n = strcspn(cmd, ": \t");
+	for (w = strchr(kheader, '\n'); w && (w = strchr(w, ' ')); w++)
+		if (!strncmp(w + 1, cmd, n) && (w[n + 1] == ' ' || w[n + 1] == '\n'))
+			return remove ? 0 : -EOPNOTSUPP;
+	return kheader[0] ? -EINVAL : 0;
+}
+
+/*
  * The trigger file: the kernel's triggers, then libhist's; with none at
  * all, the kernel's "# Available triggers:" header with the hist
- * triggers added.
+ * triggers added.  EV: libhist's event, if any.
  */
-static int gen_trigger(struct fh *h, struct hfs_ctx *c, struct hfs_buf *out)
+static int gen_trigger(struct fh *h, hist_event *ev, struct hfs_buf *out)
 {
 	struct hfs_buf k = { 0 }, lib = { 0 };
-	hist_event *ev = hctx_known_event(c, h->r.sys, h->r.ev);
-	int ret = h->fd >= 0 ? read_real(h->fd, &k) : 0;
+	int ret = h->fd >= 0 ? read_real(h->fd, &k)
+		  : kheader[0] ? hfs_buf_write(&k, kheader, strlen(kheader)) : 0;
 
 	if (!ret && ev)
 		ret = hist_event_print_triggers(ev, hfs_buf_write, &lib);
@@ -945,7 +1018,7 @@ static int generate(struct fh *h, struct hfs_buf *out)
 	c = ctx_of(&h->r);
 	switch (h->kind) {
 	case K_TRIGGER:
-		ret = gen_trigger(h, c, out);
+		ret = gen_trigger(h, hctx_known_event(c, h->r.sys, h->r.ev), out);
 		break;
 	case K_HIST:
 	case K_HIST_DEBUG:
@@ -1001,7 +1074,7 @@ static int generate(struct fh *h, struct hfs_buf *out)
 		} else if (!strcmp(h->r.file, "filter")) {
 			ret = hfs_buf_printf(out, "none\n");
 		} else if (!strcmp(h->r.file, "trigger")) {
-			ret = ev ? hist_event_print_triggers(ev, hfs_buf_write, out) : 0;
+			ret = gen_trigger(h, ev, out);
 		} else if (!strcmp(h->r.file, "hist")) {
 			hctx_drain(c);
 			ret = ev ? hist_event_print_hist(ev, hfs_buf_write, out) : 0;
@@ -1072,6 +1145,13 @@ static int write_trigger(struct fh *h, const char *buf, size_t size)
 	if (!*cmd) {
 		free(cmd);
 		return (int)size;
+	}
+	if (h->kind == K_SYN_FILE && !hctx_is_hist_cmd(cmd) && (ret = syn_generic(cmd))) {
+		if (ret == -EOPNOTSUPP && !hfs.quiet)
+			fprintf(stderr, HFS_PROG ": %s: histfs cannot run '%s' at a synthetic "
+				"event of its own\n", h->r.rel, cmd);
+		free(cmd);
+		return ret;
 	}
 	user_lock();
 	c = hctx_get(inst_name(&h->r), 1, &err);
@@ -1469,6 +1549,7 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	snprintf(hfs.root, sizeof(hfs.root), "/proc/self/fd/%d", hfs.rootfd);
+	read_kernel_header();
 	/* a histfs killed with SIGKILL left its instances recording every
 	 * event its triggers needed, for ever: the next one removes them */
 	tfs_reap(hfs.root, HFS_PROG, 0);
