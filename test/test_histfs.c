@@ -714,8 +714,8 @@ static void test_permissions(void)
 
 static void test_synthetic(void)
 {
-	char *s, *h, *fmt, snap[700];
-	int has_snap;
+	char *s, *h, *fmt, snap[800], rinst[700];
+	int has_snap, fd;
 
 	if (skip)
 		return;
@@ -749,6 +749,32 @@ static void test_synthetic(void)
 	     has_snap ? EOPNOTSUPP : EINVAL);
 	T_EQ(mwrite("events/synthetic/forklat/trigger", "bogus", 1), EINVAL);
 	T_EQ(mwrite("events/synthetic/forklat/trigger", "!traceoff", 1), 0);
+	/* its filter file shows what was written, a failed filter with its
+	 * error as the kernel's (a real instance's event, the same write) */
+	snprintf(rinst, sizeof(rinst), "%s/instances/histfs_sf.%d", real, (int)getpid());
+	T_EQ(mkdir(rinst, 0750), 0);
+	snprintf(snap, sizeof(snap), "%s/events/sched/sched_switch/filter", rinst);
+	fd = open(snap, O_WRONLY | O_TRUNC);
+	T_ASSERT(fd >= 0 && write(fd, "bad ==", 6) < 0 && errno == EINVAL);
+	if (fd >= 0)
+		close(fd);
+	T_EQ(mwrite("events/synthetic/forklat/filter", "bad ==", 0), EINVAL);
+	s = mslurp("events/synthetic/forklat/filter");
+	h = t_readf("%s", snap);
+	T_ASSERT(h && strstr(h, "parse_error: Field not found"));
+	T_STREQ(s, h);
+	free(s);
+	free(h);
+	T_EQ(rmdir(rinst), 0);
+	T_EQ(mwrite("events/synthetic/forklat/filter", "pid > 10", 0), 0);
+	s = mslurp("events/synthetic/forklat/filter");
+	T_STREQ(s, "pid > 10\n");
+	free(s);
+	T_EQ(mwrite("events/synthetic/forklat/filter", "0", 0), 0);
+	s = mslurp("events/synthetic/forklat/filter");
+	T_STREQ(s, "none\n");
+	free(s);
+	T_EQ(mwrite("events/synthetic/forklat/filter", "pid < 5", 0), 0);
 	s = mslurp("events/synthetic/forklat/trigger");
 	T_ASSERT(s && s[0] == '#');
 	free(s);
@@ -780,6 +806,12 @@ static void test_synthetic(void)
 	s = mslurp("synthetic_events");
 	T_STREQ(s, "");
 	free(s);
+	/* an event of the name defined again has a filter of its own */
+	T_EQ(mwrite("synthetic_events", "forklat u64 lat", 0), 0);
+	s = mslurp("events/synthetic/forklat/filter");
+	T_STREQ(s, "none\n");
+	free(s);
+	T_EQ(mwrite("synthetic_events", "!forklat", 1), 0);
 }
 
 /* ---- libtracefs, unchanged ---------------------------------------------- */

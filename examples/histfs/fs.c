@@ -109,6 +109,8 @@ struct real_poll {
 	int fd;
 };
 
+static void syn_filter_prune(struct hfs_ctx *c);
+
 /* Open hist files with a poll waiting (hfs.lock). */
 static struct fh *pollers;
 
@@ -531,6 +533,7 @@ static int open_trunc(struct fh *h)
 	case K_DYN_EVENTS:
 		if (c)
 			ret = hist_synth_truncate(c->ctx);
+		syn_filter_prune(c);
 		break;
 	case K_ERROR_LOG:
 		if (c)
@@ -1007,6 +1010,87 @@ static void lost_note(struct hfs_ctx *c, struct hfs_buf *out)
 			       (unsigned long long)c->skipped);
 }
 
+/*
+ * What the filter file of a synthetic event shows, as the kernel's: the
+ * text written, or after a write that failed to parse, the text, a caret
+ * and "parse_error: MESSAGE" (the kernel keeps a failed filter, disabled,
+ * to show its error); "none" once cleared with "0".  libhist checks and
+ * compiles the filter but keeps no text.  EV is the event it was written
+ * to: an event of the name defined later is another (hfs.lock).
+ */
+struct syn_filter {
+	struct syn_filter *next;
+	hist_event *ev;
+	char *name, *text;
+};
+static struct syn_filter *syn_filters;
+
+/* The entry of NAME, if any; one whose event is not EV goes. */
+static struct syn_filter **syn_filter_at(const char *name, hist_event *ev)
+{
+	struct syn_filter **pp, *f;
+
+	for (pp = &syn_filters; (f = *pp); pp = &f->next) {
+		if (strcmp(f->name, name))
+			continue;
+		if (f->ev == ev)
+			return pp;
+		*pp = f->next;
+		free(f->name);
+		free(f->text);
+		free(f);
+		break;
+	}
+	return NULL;
+}
+
+/* After synthetic events were removed: their texts go (C: the top level) */
+static void syn_filter_prune(struct hfs_ctx *c)
+{
+	struct syn_filter *f, *next;
+
+	for (f = syn_filters; f; f = next) {
+		next = f->next;
+		syn_filter_at(f->name, c ? hist_event_lookup(c->ctx, "synthetic", f->name) : NULL);
+	}
+}
+
+static void syn_filter_set(const char *name, hist_event *ev, const char *cmd, int ret,
+			   const struct hist_error *err)
+{
+	struct syn_filter **pp = syn_filter_at(name, ev), *f = pp ? *pp : NULL;
+	struct hfs_buf b = { 0 };
+
+	if (ret && !err->nr_logged)
+		return;		/* refused before parsing: nothing changes */
+	if (!ret && !strcmp(cmd, "0")) {
+		if (f) {
+			*pp = f->next;
+			free(f->name);
+			free(f->text);
+			free(f);
+		}
+		return;
+	}
+	hfs_buf_write(&b, cmd, strlen(cmd));
+	if (ret) {
+		hfs_buf_printf(&b, "\n%*s^\nparse_error: ", (int)err->pos, "");
+		hfs_buf_printf(&b, "%s\n", hist_error_text(err->msg));
+	}
+	if (b.oom || !b.p || (!f && !(f = calloc(1, sizeof(*f))))) {
+		hfs_buf_free(&b);
+		return;
+	}
+	if (!f->name) {
+		f->name = strdup(name);
+		f->ev = ev;
+		f->next = syn_filters;
+		syn_filters = f;
+	}
+	free(f->text);
+	f->text = b.p;
+}
+
 static int generate(struct fh *h, struct hfs_buf *out)
 {
 	struct hfs_ctx *c;
@@ -1072,7 +1156,9 @@ static int generate(struct fh *h, struct hfs_buf *out)
 		} else if (!strcmp(h->r.file, "enable")) {
 			ret = hfs_buf_printf(out, "0\n");
 		} else if (!strcmp(h->r.file, "filter")) {
-			ret = hfs_buf_printf(out, "none\n");
+			struct syn_filter **f = syn_filter_at(h->r.ev, ev);
+
+			ret = hfs_buf_printf(out, "%s\n", f && (*f)->name ? (*f)->text : "none");
 		} else if (!strcmp(h->r.file, "trigger")) {
 			ret = gen_trigger(h, ev, out);
 		} else if (!strcmp(h->r.file, "hist")) {
@@ -1225,6 +1311,7 @@ static int write_line(void *arg, char *cmd)
 		ret = la->c ? hist_synth_parse(la->c->ctx, cmd,
 					       la->h->kind == K_DYN_EVENTS, NULL)
 			    : err;
+		syn_filter_prune(la->c);
 		return ret > 0 ? -ret : ret;
 	} else {
 		ssize_t k = write(la->h->fd, cmd, strlen(cmd));
@@ -1251,6 +1338,7 @@ static int write_lines(struct fh *h, const char *buf, size_t size)
 
 static int write_syn_file(struct fh *h, const char *buf, size_t size)
 {
+	struct hist_error herr = { 0, -1, 0, 0 };
 	char *cmd;
 	struct hfs_ctx *c;
 	hist_event *ev;
@@ -1269,7 +1357,7 @@ static int write_syn_file(struct fh *h, const char *buf, size_t size)
 	if (!ev)
 		ret = -ENOENT;
 	else if (!strcmp(h->r.file, "filter"))
-		ret = hist_event_set_filter(ev, cmd, NULL);
+		syn_filter_set(h->r.ev, ev, cmd, ret = hist_event_set_filter(ev, cmd, &herr), &herr);
 	else if (strcmp(cmd, "0") && strcmp(cmd, "1"))
 		ret = -EINVAL;
 	else if (!strcmp(cmd, "1"))
@@ -1413,6 +1501,7 @@ static void hfs_destroy(void *data)
 	pthread_join(drain_thread, NULL);
 	pthread_mutex_lock(&hfs.lock);
 	hctx_drop_all();
+	syn_filter_prune(NULL);
 	free(hfs.old_err);
 	free(hfs.old_cmd);
 	hfs.old_err = hfs.old_cmd = NULL;
