@@ -546,6 +546,11 @@ static void test_instances(void)
 	h = mslurp("%s/events/sched/sched_process_fork/hist", inst);
 	T_ASSERT(h && strstr(h, "common_pid:") && strstr(h, "Hits:"));
 	free(h);
+	/* hist_debug: the trigger's fields, as the kernel's */
+	h = mslurp("%s/events/sched/sched_process_fork/hist_debug", inst);
+	T_ASSERT(h && strstr(h, "# trigger info: hist:keys=common_pid:vals=hitcount"));
+	T_ASSERT(h && strstr(h, "  n_keys: 1\n") && strstr(h, "HIST_FIELD_FL_HITCOUNT"));
+	free(h);
 	/* the top level does not see the instance's trigger */
 	h = mslurp("events/sched/sched_process_fork/hist");
 	T_STREQ(h, "");
@@ -726,6 +731,11 @@ static void test_synthetic(void)
 	T_EQ(sh(0, "test -d %s/events/synthetic/forklat", mnt), 0);
 	fmt = mslurp("events/synthetic/forklat/format");
 	T_ASSERT(fmt && strstr(fmt, "name: forklat") && strstr(fmt, "field:u64 lat;"));
+	/* id: the format's ID */
+	s = mslurp("events/synthetic/forklat/id");
+	T_ASSERT(s && fmt && strstr(fmt, "\nID: ") && atoi(s) > 0 &&
+		 atoi(s) == atoi(strstr(fmt, "\nID: ") + 5));
+	free(s);
 	free(fmt);
 	/* its records never reach the kernel's buffer: enabling it there
 	 * is refused, not accepted for a trace that stays empty */
@@ -1480,17 +1490,28 @@ static void check_sanitizers(void)
 
 static void test_unmount_cleans(void)
 {
+	char inst[100], rel[200];
 	pid_t dead;
 	int st;
 
 	if (skip)
 		return;
-	/* a trigger makes sure a private instance exists */
+	/* a trigger makes sure a private instance exists, one in a user's
+	 * instance another (histfs.PID.N) */
 	T_EQ(mwrite("events/sched/sched_switch/trigger", "hist:keys=next_pid", 0), 0);
+	snprintf(inst, sizeof(inst), "instances/histfs_um.%d", (int)getpid());
+	T_EQ(sh(1, "mkdir %s/%s", mnt, inst), 0);
+	snprintf(rel, sizeof(rel), "%s/events/sched/sched_switch/trigger", inst);
+	T_EQ(mwrite(rel, "hist:keys=prev_pid", 0), 0);
+	T_EQ(sh(0, "ls %s/instances | grep -q '^histfs\\.%d\\.'", real, (int)last_pid), 0);
 	T_ASSERT(private_instances());
 	st = stop_histfs();
 	T_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	T_ASSERT(!private_instances());
+	/* the user's instance is the user's, without triggers */
+	T_EQ(sh(1, "cat %s/%s/events/sched/sched_switch/trigger | grep -q '^# Available'", real,
+		inst), 0);
+	T_EQ(sh(1, "rmdir %s/%s", real, inst), 0);
 	/* SIGTERM: the same */
 	T_EQ(start_histfs(), 0);
 	T_EQ(mwrite("events/sched/sched_switch/trigger", "hist:keys=next_pid", 0), 0);
