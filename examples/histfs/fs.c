@@ -88,28 +88,10 @@ struct fh {
 	uint64_t seen;		/* K_HIST: the event's hits at open/last read */
 	struct fuse_pollhandle *ph;	/* a poll waiting for more (under lock) */
 	struct fh *next_poll;
-	/* a poll of the real file that was not ready (real_poll()): its
-	 * waiter thread, the handle it notifies, a wakeup for release */
-	struct real_poll *rp;
+	/* a poll of the real file that was not ready (hfs_real_poll()) */
+	struct hfs_real_poll *rp;
 };
 
-/*
- * A poll of a real file that is not ready (trace_pipe, trace_pipe_raw
- * with nothing recorded): FUSE wants the answer at once and a
- * notification later, so a thread waits in poll(2) on the real file and
- * notifies.  One at a time per open file; PH is the newest poll's.
- */
-struct real_poll {
-	pthread_mutex_t lock;
-	pthread_cond_t done;
-	struct fuse_pollhandle *ph;
-	int waiting;	/* a waiter thread runs */
-	int stop;	/* release: the waiter leaves without notifying */
-	int wake[2];	/* a pipe the release writes to */
-	int fd;
-};
-
-static void syn_filter_prune(struct hfs_ctx *c);
 
 /* Open hist files with a poll waiting (hfs.lock). */
 static struct fh *pollers;
@@ -533,7 +515,7 @@ static int open_trunc(struct fh *h)
 	case K_DYN_EVENTS:
 		if (c)
 			ret = hist_synth_truncate(c->ctx);
-		syn_filter_prune(c);
+		hfs_syn_filter_prune(c);
 		break;
 	case K_ERROR_LOG:
 		if (c)
@@ -611,113 +593,6 @@ static void wake_pollers(struct hfs_ctx *c)
 	}
 }
 
-#define POLL_ANY (POLLIN | POLLRDNORM | POLLPRI | POLLOUT | POLLWRNORM)
-
-static void *real_poll_wait(void *arg)
-{
-	struct real_poll *rp = arg;
-	struct fuse_pollhandle *ph;
-	struct pollfd p[2] = { { rp->fd, POLL_ANY, 0 }, { rp->wake[0], POLLIN, 0 } };
-
-	while (poll(p, 2, -1) < 0 && errno == EINTR)
-		;
-	pthread_mutex_lock(&rp->lock);
-	ph = rp->stop ? NULL : rp->ph;
-	if (ph)
-		rp->ph = NULL;
-	pthread_mutex_unlock(&rp->lock);
-	/* the kernel asks again, and real_poll() then finds it ready */
-	if (ph) {
-		fuse_notify_poll(ph);
-		fuse_pollhandle_destroy(ph);
-	}
-	pthread_mutex_lock(&rp->lock);
-	rp->waiting = 0;
-	pthread_cond_broadcast(&rp->done);
-	pthread_mutex_unlock(&rp->lock);
-	return NULL;
-}
-
-/*
- * A poll of a real file answers as the kernel's for that file: most are
- * ready at once; trace_pipe and trace_pipe_raw wait for a record.
- */
-static int real_poll(struct fh *h, struct fuse_pollhandle *ph, unsigned *reventsp)
-{
-	struct pollfd p = { h->fd, POLL_ANY, 0 };
-	struct real_poll *rp;
-	pthread_attr_t attr;
-	pthread_t t;
-	int ret = 0;
-
-	if (h->fd < 0 || poll(&p, 1, 0) != 0 || !ph) {
-		/* a file of ours: as tracefs's own, ready at once */
-		*reventsp = h->fd < 0 ? POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM
-				      : (unsigned)p.revents;
-		if (ph)
-			fuse_pollhandle_destroy(ph);
-		return 0;
-	}
-	*reventsp = 0;
-	rp = h->rp;
-	if (!rp) {
-		rp = calloc(1, sizeof(*rp));
-		if (!rp || pipe2(rp->wake, O_CLOEXEC)) {
-			free(rp);
-			fuse_pollhandle_destroy(ph);
-			return -ENOMEM;
-		}
-		pthread_mutex_init(&rp->lock, NULL);
-		pthread_cond_init(&rp->done, NULL);
-		rp->fd = h->fd;
-		h->rp = rp;
-	}
-	pthread_mutex_lock(&rp->lock);
-	if (rp->ph)
-		fuse_pollhandle_destroy(rp->ph);
-	rp->ph = ph;
-	if (!rp->waiting) {
-		pthread_attr_init(&attr);
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		if (pthread_create(&t, &attr, real_poll_wait, rp)) {
-			rp->ph = NULL;
-			fuse_pollhandle_destroy(ph);
-			ret = -EAGAIN;
-		} else {
-			rp->waiting = 1;
-		}
-		pthread_attr_destroy(&attr);
-	}
-	pthread_mutex_unlock(&rp->lock);
-	return ret;
-}
-
-/* Before the real file closes: its waiter gone, its handle dropped. */
-static void real_poll_free(struct real_poll *rp)
-{
-	if (!rp)
-		return;
-	pthread_mutex_lock(&rp->lock);
-	rp->stop = 1;
-	/* one byte into an empty pipe: it cannot fail, and the waiter
-	 * reads nothing (its poll sees the pipe readable and leaves) */
-	if (rp->waiting) {
-		ssize_t k = write(rp->wake[1], "x", 1);
-
-		(void)k;
-	}
-	while (rp->waiting)
-		pthread_cond_wait(&rp->done, &rp->lock);
-	if (rp->ph)
-		fuse_pollhandle_destroy(rp->ph);
-	pthread_mutex_unlock(&rp->lock);
-	close(rp->wake[0]);
-	close(rp->wake[1]);
-	pthread_mutex_destroy(&rp->lock);
-	pthread_cond_destroy(&rp->done);
-	free(rp);
-}
-
 static int hfs_poll(const char *path, struct fuse_file_info *fi,
 		    struct fuse_pollhandle *ph, unsigned *reventsp)
 {
@@ -727,7 +602,7 @@ static int hfs_poll(const char *path, struct fuse_file_info *fi,
 
 	(void)path;
 	if (h->kind != K_HIST)
-		return real_poll(h, ph, reventsp);
+		return hfs_real_poll(h->fd, &h->rp, ph, reventsp);
 	user_lock();
 	ev = hist_ev(h, &c);
 	hctx_drain(c);
@@ -849,7 +724,7 @@ static int hfs_release(const char *path, struct fuse_file_info *fi)
 	user_lock();
 	unpoll(h);
 	pthread_mutex_unlock(&hfs.lock);
-	real_poll_free(h->rp);
+	hfs_real_poll_free(h->rp);
 	if (h->fd >= 0)
 		close(h->fd);
 	hfs_buf_free(&h->buf);
@@ -879,79 +754,6 @@ static int read_real(int fd, struct hfs_buf *b)
 }
 
 /*
- * The kernel's "# Available triggers:" header, both lines: the trigger
- * commands this kernel has (snapshot only with a snapshot buffer,
- * stacktrace only with stack traces, ...), read at start from the
- * trigger file of an event without triggers; "" if none was found.  The
- * trigger file of a synthetic event shows it, as every other one.
- */
-static char kheader[512];
-
-static void read_kernel_header(void)
-{
-	DIR *sys = NULL, *evs;
-	struct dirent *s, *e;
-	int fd, tries = 0;
-
-	fd = openat(hfs.rootfd, "events", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0)
-		sys = fdopendir(fd);
-	while (sys && !kheader[0] && tries < 64 && (s = readdir(sys))) {
-		char path[600];
-
-		if (s->d_name[0] == '.' || s->d_type != DT_DIR)
-			continue;
-		snprintf(path, sizeof(path), "events/%s", s->d_name);
-		fd = openat(hfs.rootfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		evs = fd >= 0 ? fdopendir(fd) : NULL;
-		while (evs && !kheader[0] && tries < 64 && (e = readdir(evs))) {
-			struct hfs_buf b = { 0 };
-			char *nl;
-
-			if (e->d_name[0] == '.' || e->d_type != DT_DIR)
-				continue;
-			snprintf(path, sizeof(path), "events/%s/%s/trigger", s->d_name, e->d_name);
-			fd = openat(hfs.rootfd, path, O_RDONLY | O_CLOEXEC);
-			tries++;
-			if (fd < 0)
-				continue;
-			if (!read_real(fd, &b) && b.p && !strncmp(b.p, "# Available triggers:\n", 22) &&
-			    (nl = strchr(b.p + 22, '\n')) && (size_t)(nl - b.p) < sizeof(kheader) - 1)
-				memcpy(kheader, b.p, (size_t)(nl + 1 - b.p));
-			close(fd);
-			hfs_buf_free(&b);
-		}
-		if (evs)
-			closedir(evs);
-	}
-	if (sys)
-		closedir(sys);
-}
-
-/*
- * A command other than a hist command for a synthetic event: the
- * kernel's answer for a command it does not have (EINVAL); for one it
- * has, the kernel would run it at the synthetic event, in its context
- * (tracing_on at once, a stack trace or record of the task), which
- * histfs, counting the event later from its own process, cannot do:
- * EOPNOTSUPP rather than a trigger that is listed and does nothing.  A
- * removal ('!') is libhist's.  0: libhist's to parse.
- */
-static int syn_generic(const char *cmd)
-{
-	int remove = *cmd == '!';
-	const char *w;
-	size_t n;
-
-	cmd += remove;
-	n = strcspn(cmd, ": \t");
-	for (w = strchr(kheader, '\n'); w && (w = strchr(w, ' ')); w++)
-		if (!strncmp(w + 1, cmd, n) && (w[n + 1] == ' ' || w[n + 1] == '\n'))
-			return remove ? 0 : -EOPNOTSUPP;
-	return kheader[0] ? -EINVAL : 0;
-}
-
-/*
  * The trigger file: the kernel's triggers, then libhist's; with none at
  * all, the kernel's "# Available triggers:" header with the hist
  * triggers added.  EV: libhist's event, if any.
@@ -960,7 +762,7 @@ static int gen_trigger(struct fh *h, hist_event *ev, struct hfs_buf *out)
 {
 	struct hfs_buf k = { 0 }, lib = { 0 };
 	int ret = h->fd >= 0 ? read_real(h->fd, &k)
-		  : kheader[0] ? hfs_buf_write(&k, kheader, strlen(kheader)) : 0;
+		  : hfs_kheader[0] ? hfs_buf_write(&k, hfs_kheader, strlen(hfs_kheader)) : 0;
 
 	if (!ret && ev)
 		ret = hist_event_print_triggers(ev, hfs_buf_write, &lib);
@@ -1008,87 +810,6 @@ static void lost_note(struct hfs_ctx *c, struct hfs_buf *out)
 		hfs_buf_printf(out, "%s# %llu events skipped by histfs (they came faster "
 			       "than it could count them)\n", lost ? "" : "\n",
 			       (unsigned long long)c->skipped);
-}
-
-/*
- * What the filter file of a synthetic event shows, as the kernel's: the
- * text written, or after a write that failed to parse, the text, a caret
- * and "parse_error: MESSAGE" (the kernel keeps a failed filter, disabled,
- * to show its error); "none" once cleared with "0".  libhist checks and
- * compiles the filter but keeps no text.  EV is the event it was written
- * to: an event of the name defined later is another (hfs.lock).
- */
-struct syn_filter {
-	struct syn_filter *next;
-	hist_event *ev;
-	char *name, *text;
-};
-static struct syn_filter *syn_filters;
-
-/* The entry of NAME, if any; one whose event is not EV goes. */
-static struct syn_filter **syn_filter_at(const char *name, hist_event *ev)
-{
-	struct syn_filter **pp, *f;
-
-	for (pp = &syn_filters; (f = *pp); pp = &f->next) {
-		if (strcmp(f->name, name))
-			continue;
-		if (f->ev == ev)
-			return pp;
-		*pp = f->next;
-		free(f->name);
-		free(f->text);
-		free(f);
-		break;
-	}
-	return NULL;
-}
-
-/* After synthetic events were removed: their texts go (C: the top level) */
-static void syn_filter_prune(struct hfs_ctx *c)
-{
-	struct syn_filter *f, *next;
-
-	for (f = syn_filters; f; f = next) {
-		next = f->next;
-		syn_filter_at(f->name, c ? hist_event_lookup(c->ctx, "synthetic", f->name) : NULL);
-	}
-}
-
-static void syn_filter_set(const char *name, hist_event *ev, const char *cmd, int ret,
-			   const struct hist_error *err)
-{
-	struct syn_filter **pp = syn_filter_at(name, ev), *f = pp ? *pp : NULL;
-	struct hfs_buf b = { 0 };
-
-	if (ret && !err->nr_logged)
-		return;		/* refused before parsing: nothing changes */
-	if (!ret && !strcmp(cmd, "0")) {
-		if (f) {
-			*pp = f->next;
-			free(f->name);
-			free(f->text);
-			free(f);
-		}
-		return;
-	}
-	hfs_buf_write(&b, cmd, strlen(cmd));
-	if (ret) {
-		hfs_buf_printf(&b, "\n%*s^\nparse_error: ", (int)err->pos, "");
-		hfs_buf_printf(&b, "%s\n", hist_error_text(err->msg));
-	}
-	if (b.oom || !b.p || (!f && !(f = calloc(1, sizeof(*f))))) {
-		hfs_buf_free(&b);
-		return;
-	}
-	if (!f->name) {
-		f->name = strdup(name);
-		f->ev = ev;
-		f->next = syn_filters;
-		syn_filters = f;
-	}
-	free(f->text);
-	f->text = b.p;
 }
 
 static int generate(struct fh *h, struct hfs_buf *out)
@@ -1156,9 +877,11 @@ static int generate(struct fh *h, struct hfs_buf *out)
 		} else if (!strcmp(h->r.file, "enable")) {
 			ret = hfs_buf_printf(out, "0\n");
 		} else if (!strcmp(h->r.file, "filter")) {
-			struct syn_filter **f = syn_filter_at(h->r.ev, ev);
+			const char *f = hfs_syn_filter(h->r.ev, ev);
 
-			ret = hfs_buf_printf(out, "%s\n", f && (*f)->name ? (*f)->text : "none");
+			ret = hfs_buf_write(out, f ? f : "none", strlen(f ? f : "none"));
+			if (!ret)
+				ret = hfs_buf_write(out, "\n", 1);
 		} else if (!strcmp(h->r.file, "trigger")) {
 			ret = gen_trigger(h, ev, out);
 		} else if (!strcmp(h->r.file, "hist")) {
@@ -1232,7 +955,7 @@ static int write_trigger(struct fh *h, const char *buf, size_t size)
 		free(cmd);
 		return (int)size;
 	}
-	if (h->kind == K_SYN_FILE && !hctx_is_hist_cmd(cmd) && (ret = syn_generic(cmd))) {
+	if (h->kind == K_SYN_FILE && !hctx_is_hist_cmd(cmd) && (ret = hfs_syn_generic(cmd))) {
 		if (ret == -EOPNOTSUPP && !hfs.quiet)
 			fprintf(stderr, HFS_PROG ": %s: histfs cannot run '%s' at a synthetic "
 				"event of its own\n", h->r.rel, cmd);
@@ -1311,7 +1034,7 @@ static int write_line(void *arg, char *cmd)
 		ret = la->c ? hist_synth_parse(la->c->ctx, cmd,
 					       la->h->kind == K_DYN_EVENTS, NULL)
 			    : err;
-		syn_filter_prune(la->c);
+		hfs_syn_filter_prune(la->c);
 		return ret > 0 ? -ret : ret;
 	} else {
 		ssize_t k = write(la->h->fd, cmd, strlen(cmd));
@@ -1357,7 +1080,8 @@ static int write_syn_file(struct fh *h, const char *buf, size_t size)
 	if (!ev)
 		ret = -ENOENT;
 	else if (!strcmp(h->r.file, "filter"))
-		syn_filter_set(h->r.ev, ev, cmd, ret = hist_event_set_filter(ev, cmd, &herr), &herr);
+		hfs_syn_filter_set(h->r.ev, ev, cmd, ret = hist_event_set_filter(ev, cmd, &herr),
+				   &herr);
 	else if (strcmp(cmd, "0") && strcmp(cmd, "1"))
 		ret = -EINVAL;
 	else if (!strcmp(cmd, "1"))
@@ -1501,7 +1225,7 @@ static void hfs_destroy(void *data)
 	pthread_join(drain_thread, NULL);
 	pthread_mutex_lock(&hfs.lock);
 	hctx_drop_all();
-	syn_filter_prune(NULL);
+	hfs_syn_filter_prune(NULL);
 	free(hfs.old_err);
 	free(hfs.old_cmd);
 	hfs.old_err = hfs.old_cmd = NULL;
@@ -1638,7 +1362,7 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	snprintf(hfs.root, sizeof(hfs.root), "/proc/self/fd/%d", hfs.rootfd);
-	read_kernel_header();
+	hfs_read_kernel_header();
 	/* a histfs killed with SIGKILL left its instances recording every
 	 * event its triggers needed, for ever: the next one removes them */
 	tfs_reap(hfs.root, HFS_PROG, 0);

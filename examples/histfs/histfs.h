@@ -5,6 +5,8 @@
  *
  *   fs.c     the FUSE operations: path routing, pass-through of every
  *            real file, the virtual files, main()
+ *   poll.c   poll(2) of the real files
+ *   synfiles.c  synthetic events' trigger header, commands and filter
  *   hctx.c   one libhist context per trace instance (the top level and
  *            each instances/NAME): its private kernel instance and ring
  *            buffers (hist-live's tracefs.c, ring.c, host.c), command
@@ -103,6 +105,39 @@ struct hfs {
 };
 
 extern struct hfs hfs;
+
+/* ---- poll.c ---- */
+
+struct fuse_pollhandle;
+struct hfs_real_poll;
+/* A poll of the real file FD (-1: a file of histfs, ready at once) as
+ * the kernel answers it; when it is not ready and PH asks to be told, a
+ * waiter (*RPP, made on first use) notifies PH once it is.  PH is taken. */
+int hfs_real_poll(int fd, struct hfs_real_poll **rpp, struct fuse_pollhandle *ph,
+		  unsigned *reventsp);
+/* Before FD closes: the waiter stopped, its handle dropped. */
+void hfs_real_poll_free(struct hfs_real_poll *rp);
+
+/* ---- synfiles.c ---- */
+
+/* The kernel's "# Available triggers:" header (both lines; "" if no
+ * event without triggers was found), read once before the mount. */
+extern char hfs_kheader[512];
+void hfs_read_kernel_header(void);
+/* A trigger command CMD other than a hist command for a synthetic
+ * event: -EOPNOTSUPP for a command the kernel has (it would run it at the
+ * event, in the traced task), -EINVAL for one it lacks, 0 for libhist (a
+ * removal of one it has). */
+int hfs_syn_generic(const char *cmd);
+/* The filter file of synthetic event NAME (EV): the text written, a
+ * failed one with its error as the kernel shows it, NULL for none.
+ * hfs_syn_filter_set() after hist_event_set_filter(EV, CMD) returned RET
+ * (ERR); hfs_syn_filter_prune() after synthetic events of C went (NULL:
+ * all).  Callers hold hfs.lock. */
+const char *hfs_syn_filter(const char *name, hist_event *ev);
+void hfs_syn_filter_set(const char *name, hist_event *ev, const char *cmd, int ret,
+			const struct hist_error *err);
+void hfs_syn_filter_prune(struct hfs_ctx *c);
 
 /* ---- hctx.c (callers hold hfs.lock) ---- */
 
