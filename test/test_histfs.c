@@ -720,7 +720,7 @@ static void test_permissions(void)
 static void test_synthetic(void)
 {
 	char *s, *h, *fmt, snap[800], rinst[700];
-	int has_snap, fd;
+	int has_snap, fd, i;
 
 	if (skip)
 		return;
@@ -795,9 +795,20 @@ static void test_synthetic(void)
 		    "hist:keys=pid:lat=common_timestamp.usecs-$ts0:"
 		    "onmatch(sched.sched_process_fork).forklat($lat,pid)", 1), 0);
 	T_EQ(mwrite("events/synthetic/forklat/trigger", "hist:keys=pid:vals=lat", 1), 0);
-	T_EQ(sh(1, "for i in 1 2 3 4; do /bin/true; done"), 0);
-	h = mslurp("events/synthetic/forklat/hist");
+	/* on a loaded machine a read may skip records (and say so under the
+	 * table): then another round; an empty table that says nothing fails */
+	for (i = 0; i < 3; i++) {
+		T_EQ(sh(1, "for i in 1 2 3 4; do /bin/true; done"), 0);
+		h = mslurp("events/synthetic/forklat/hist");
+		if (!h || strstr(h, "{ pid:") || (!strstr(h, " events skipped by histfs") &&
+						  !strstr(h, " events lost by the kernel")))
+			break;
+		printf("# forklat, round %d:\n%s", i, h);
+		free(h);
+	}
 	T_ASSERT(h && strstr(h, "{ pid:") && strstr(h, "lat:"));
+	if (h && !strstr(h, "{ pid:"))
+		printf("# forklat:\n%s", h);
 	free(h);
 	/* in use: neither removal nor truncation goes through */
 	T_EQ(mwrite("synthetic_events", "!forklat", 1), EBUSY);
@@ -1021,7 +1032,8 @@ static void test_busy(void)
 	char rm[sizeof(extra) + 1];
 	double t0, dt;
 	pid_t pid;
-	char *h;
+	char *h, *s;
+	int i;
 
 	if (skip)
 		return;
@@ -1061,6 +1073,21 @@ static void test_busy(void)
 	T_ASSERT(h && strstr(h, name));
 	if (h && strstr(h, "\n# "))
 		printf("# busy: the hist file ends: %s", strstr(h, "\n# ") + 1);
+	/* a synthetic event's hits come from the same records: its hist
+	 * file reports their losses too */
+	T_EQ(mwrite("synthetic_events", "busysyn u64 x", 1), 0);
+	T_EQ(mwrite("events/synthetic/busysyn/trigger", "hist:keys=x", 1), 0);
+	s = mslurp("events/synthetic/busysyn/hist");
+	for (i = 0; i < 2; i++) {
+		const char *what = i ? " events skipped by histfs" : " events lost by the kernel";
+
+		T_ASSERT(!h || !strstr(h, what) || (s && strstr(s, what)));
+	}
+	if (s && !strstr(s, "\n# "))
+		printf("# busy: busysyn's hist:\n%s", s);
+	free(s);
+	T_EQ(mwrite("events/synthetic/busysyn/trigger", "!hist:keys=x", 1), 0);
+	T_EQ(mwrite("synthetic_events", "!busysyn", 1), 0);
 	free(h);
 	t0 = now_s();
 	T_EQ(mwrite(trig, rm, 1), 0);

@@ -887,6 +887,10 @@ static int generate(struct fh *h, struct hfs_buf *out)
 		} else if (!strcmp(h->r.file, "hist")) {
 			hctx_drain(c);
 			ret = ev ? hist_event_print_hist(ev, hfs_buf_write, out) : 0;
+			/* its hits come from the kernel's events: their losses
+			 * are its own */
+			if (!ret && ev && hist_event_nr_hists(ev))
+				lost_note(c, out);
 			if (!ret)
 				ret = hctx_old_err_print(out);
 		} else {
