@@ -179,6 +179,20 @@ static void setup(void)
 
 /* ---- pass-through and the added files ------------------------------- */
 
+/* open(2) of PATH for writing, then write(2): 0 or the errno (-1 when
+ * the open failed) */
+static int write_errno(const char *path)
+{
+	int fd = open(path, O_WRONLY), e = 0;
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, "x", 1) < 0)
+		e = errno;
+	close(fd);
+	return e;
+}
+
 static void test_passthrough(void)
 {
 	char *a, *b, *readme, *trig, *ls;
@@ -210,6 +224,16 @@ static void test_passthrough(void)
 		 strstr(ls, "format\n") && strstr(ls, "trigger\n"));
 	free(ls);
 	T_EQ(sh(0, "test -e %s/events/sched/no_such_event/hist", mnt), 1);
+	/* a write to a read-only file of the kernel (format) or of ours
+	 * (hist, hist_debug): root opens it, the write fails with EINVAL */
+	snprintf(p, sizeof(p), "%s/events/sched/sched_switch/format", real);
+	T_EQ(write_errno(p), EINVAL);
+	snprintf(p, sizeof(p), "%s/events/sched/sched_switch/format", mnt);
+	T_EQ(write_errno(p), EINVAL);
+	snprintf(p, sizeof(p), "%s/events/sched/sched_switch/hist", mnt);
+	T_EQ(write_errno(p), EINVAL);
+	snprintf(p, sizeof(p), "%s/events/sched/sched_switch/hist_debug", mnt);
+	T_EQ(write_errno(p), EINVAL);
 	/* writes pass through: tracing_on */
 	T_EQ(mwrite("tracing_on", "0\n", 0), 0);
 	snprintf(p, sizeof(p), "%s/tracing_on", real);
@@ -729,6 +753,8 @@ static void test_synthetic(void)
 	T_STREQ(s, "forklat\tu64 lat; pid_t pid\n");
 	free(s);
 	T_EQ(sh(0, "test -d %s/events/synthetic/forklat", mnt), 0);
+	T_EQ(mwrite("events/synthetic/forklat/format", "x", 1), EINVAL);
+	T_EQ(mwrite("events/synthetic/forklat/hist", "x", 1), EINVAL);
 	fmt = mslurp("events/synthetic/forklat/format");
 	T_ASSERT(fmt && strstr(fmt, "name: forklat") && strstr(fmt, "field:u64 lat;"));
 	/* id: the format's ID */

@@ -649,10 +649,8 @@ static int hfs_open(const char *path, struct fuse_file_info *fi)
 			ret = -ENOENT;
 			goto fail;
 		}
-		if (writing(fi->flags)) {
-			ret = -EACCES;
-			goto fail;
-		}
+		/* a writer the modes let in opens it, as the kernel's
+		 * read-only files (format, id); its writes fail */
 		break;
 	case K_SYN_DIR:
 	case K_SYN_EVENT:
@@ -1074,7 +1072,7 @@ static int write_syn_file(struct fh *h, const char *buf, size_t size)
 	if (!strcmp(h->r.file, "trigger"))
 		return write_trigger(h, buf, size);
 	if (strcmp(h->r.file, "enable") && strcmp(h->r.file, "filter"))
-		return -EACCES;
+		return -EINVAL;	/* format, id, hist, hist_debug: as K_HIST */
 	cmd = hfs_command(buf, size);
 	if (!cmd)
 		return -ENOMEM;
@@ -1164,7 +1162,7 @@ static int hfs_write(const char *path, const char *buf, size_t size, off_t off,
 		return (int)size;
 	case K_HIST:
 	case K_HIST_DEBUG:
-		return -EACCES;
+		return -EINVAL;	/* the kernel's, for a file without a write */
 	case K_MARKER:
 		return write_marker(h, buf, size);
 	default:
