@@ -5,15 +5,28 @@
 The same aggregation (system calls of dd counted per comm: the kernel's
 raw_syscalls/sys_enter, filtered on comm) on the same workload (dd if=/dev/zero
 of=/dev/null bs=1 count=N: about 2N system calls), rounds interleaved (each
-round starts with the next tool):
+round starts with the next tool), every run of dd under a tool right after a
+run of dd alone:
 
   dd alone                 dd's CPU (user + system) is the baseline;
-  dd under TOOL            dd's CPU minus the baseline is the work the kernel's
-                           recording (hist-live) or the BPF program (bpftrace)
-                           does in dd's context; plus the tool's own CPU from
-                           just before dd starts to its exit (its final drain
-                           and print included, its start-up not);
+  dd under TOOL            dd's CPU minus that of the run of dd alone just
+                           before it is the work the kernel's recording
+                           (hist-live) or the BPF program (bpftrace) does in
+                           dd's context (paired: a machine whose load drifts
+                           moves both); plus the tool's own CPU from just
+                           before dd starts to its exit (its final drain and
+                           print included, its start-up not);
   per event                (slowdown + own CPU) / events counted.
+
+Medians over the rounds, with the spread (lowest..highest) of ns/event and
+the machine's load average (1 minute) at each round: on a shared machine
+dd's slowdown moves by more than the difference between the tools, so
+compare runs made at the same load, and only medians of many rounds.
+"lowest" is (lowest dd CPU under the tool - lowest dd alone + lowest own
+CPU) / events: the least disturbed runs, since interference only adds.
+Each round also names the trace instances that were recording when it
+began (other people's tools: their recording of dd's system calls is CPU
+in dd's context that no tool measured here caused).
 
 Counts must agree within the losses hist-live reports.  Then the idle cost:
 hist-live's own CPU over IDLE seconds with the trigger on and no dd.
@@ -45,11 +58,22 @@ COMM = "hlbench-dd"
 
 
 def proc_cpu(pid):
-    """(utime, stime) of PID in seconds (/proc/PID/stat)."""
+    """(total, system) CPU of PID's threads so far, in seconds.  The total
+    is the scheduler's count in ns (/proc/PID/task/*/schedstat): stat's
+    utime and stime are whole clock ticks (10 ms), and reading the start
+    from them put up to 10 ms of start-up into the tool's own CPU.  The
+    system part is stat's, as exact as the ticks."""
+    total = 0
+    for t in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, t)) as f:
+                total += int(f.read().split()[0])
+        except OSError:
+            pass        # a thread that just ended: its time is the process's
     with open("/proc/%d/stat" % pid) as f:
         s = f.read()
     fields = s[s.rindex(")") + 2:].split()
-    return int(fields[11]) / HZ, int(fields[12]) / HZ
+    return total / 1e9, int(fields[12]) / HZ
 
 
 def run_dd(count):
@@ -94,10 +118,10 @@ def under(tool, argv, ready, stream, count):
     """dd's CPU under TOOL, the tool's own CPU meanwhile (total, system part)."""
     p, early = start_tool(argv, ready, stream)
     time.sleep(0.5)                 # let start-up CPU settle
-    u0, s0 = proc_cpu(p.pid)
+    t0, s0 = proc_cpu(p.pid)
     dd = run_dd(count)
     (u1, s1), out, err = stop_tool(p)
-    return dd, (u1 - u0) + (s1 - s0), s1 - s0, "".join(early) + out, err
+    return dd, (u1 + s1) - t0, s1 - s0, "".join(early) + out, err
 
 
 def hist_live_count(out):
@@ -111,10 +135,42 @@ def bpftrace_count(out):
     return int(m.group(1)) if m else 0
 
 
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
+
+
+def foreign_tracers():
+    """Trace instances that record while no tool of ours runs: other
+    people's tools on a shared machine.  Their recording of dd's system
+    calls (a histfs or hist-live of someone else's test) is CPU in dd's
+    context that neither tool caused."""
+    top = "/sys/kernel/tracing"
+    names = []
+    dirs = [(top, "top")] + [(os.path.join(top, "instances", d), d)
+                             for d in sorted(os.listdir(os.path.join(top, "instances")))]
+    for path, name in dirs:
+        try:
+            with open(os.path.join(path, "tracing_on")) as f:
+                on = f.read().strip() == "1"
+            with open(os.path.join(path, "set_event")) as f:
+                events = f.read().split()
+        except OSError:
+            continue
+        if on and events:
+            names.append("%s(%s)" % (name, ",".join(events[:3]) +
+                                     (",..." if len(events) > 3 else "")))
+    return names
+
+
+def uptime():
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--count", type=int, default=500000)
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--idle", type=float, default=10)
     ap.add_argument("--hist-live", default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "build", "hist-live"))
@@ -145,12 +201,20 @@ def main():
     rows = {"dd alone": [], "bpftrace": []}
     for label, _ in lives:
         rows[label] = []
+    loads = []
+    foreign = []
+    print("# start: %s" % uptime(), flush=True)
     # each round starts one tool later: none is always first after dd alone
     tools = lives + [("bpftrace", None)]
     for r in range(a.rounds):
-        rows["dd alone"].append({"dd": run_dd(a.count)})
-        line = "# round %d: dd %.3f s" % (r + 1, rows["dd alone"][-1]["dd"])
+        loads.append(loadavg())
+        others = foreign_tracers()
+        foreign.append(len(others))
+        line = "# round %d (load %.2f%s):" % (r + 1, loads[-1],
+                                             ", tracing: " + " ".join(others) if others else "")
         for label, path in tools[r % len(tools):] + tools[:r % len(tools)]:
+            alone = run_dd(a.count)
+            rows["dd alone"].append({"dd": alone})
             if path is None:
                 dd, own, sys_, out, err = under(label, bpf, "Attaching", "out", a.count)
                 hits, lost = bpftrace_count(out), 0
@@ -158,42 +222,60 @@ def main():
                 argv = [path] + (["-b", a.buffer_kb] if a.buffer_kb else []) + ["-t", trig]
                 dd, own, sys_, out, err = under(label, argv, "running", "err", a.count)
                 hits, lost = hist_live_count(out)
-            rows[label].append({"dd": dd, "own": own, "sys": sys_, "events": hits,
-                                "lost": lost})
-            line += "; %s dd %.3f + own %.3f s, %d" % (label, dd, own, hits)
-            line += " + %d lost" % lost if path else ""
+            rows[label].append({"dd": dd, "alone": alone, "own": own, "sys": sys_,
+                                "events": hits, "lost": lost})
+            line += " %s dd %.3f (alone %.3f) + own %.3f s, %d" % (label, dd, alone, own,
+                                                                  hits)
+            line += " + %d lost;" % lost if path else ";"
         print(line, flush=True)
+    print("# end: %s" % uptime(), flush=True)
 
     base = statistics.median(x["dd"] for x in rows["dd alone"])
-    print("\nworkload: dd if=/dev/zero of=/dev/null bs=1 count=%d, %d rounds, medians"
-          % (a.count, a.rounds))
-    print("%-10s %10s %10s %10s %10s %12s %10s %12s" %
+    print("\nworkload: dd if=/dev/zero of=/dev/null bs=1 count=%d, %d rounds, medians;"
+          " load %.2f..%.2f (median %.2f)"
+          % (a.count, a.rounds, min(loads), max(loads), statistics.median(loads)))
+    print("rounds that began with another tracer recording: %d of %d"
+          % (sum(1 for x in foreign if x), a.rounds))
+    print("%-10s %9s %10s %9s %9s %9s %8s %8s %9s %7s" %
           ("tool", "dd CPU s", "slowdown s", "own CPU s", "own sys s", "events", "lost",
-           "ns/event"))
-    print("%-10s %10.3f %10s %10s %10s %12s %10s %12s" % ("none", base, "-", "-", "-", "-",
-                                                          "-", "-"))
+           "ns/event", "spread", "lowest"))
+    print("%-10s %9.3f %10s %9s %9s %9s %8s %8s %9s %7s" % ("none", base, "-", "-", "-", "-",
+                                                           "-", "-", "-", "-"))
+    low_alone = min(x["dd"] for x in rows["dd alone"])
     for tool in [label for label, _ in lives] + ["bpftrace"]:
         v = rows[tool]
         dd = statistics.median(x["dd"] for x in v)
+        slow = statistics.median(x["dd"] - x["alone"] for x in v)
         own = statistics.median(x["own"] for x in v)
         own_sys = statistics.median(x["sys"] for x in v)
         ev = statistics.median(x["events"] for x in v)
         lost = statistics.median(x["lost"] for x in v)
-        per = [((x["dd"] - base) + x["own"]) / max(x["events"], 1) * 1e9 for x in v]
-        print("%-10s %10.3f %10.3f %10.3f %10.3f %12d %10d %12.0f" %
-              (tool, dd, dd - base, own, own_sys, ev, lost, statistics.median(per)))
+        per = [((x["dd"] - x["alone"]) + x["own"]) / max(x["events"], 1) * 1e9 for x in v]
+        # interference only adds CPU: the lowest runs are the least
+        # disturbed ones (dd under the tool, dd alone, the tool's own)
+        low = ((min(x["dd"] for x in v) - low_alone) + min(x["own"] for x in v)) \
+            / max(ev, 1) * 1e9
+        print("%-10s %9.3f %10.3f %9.3f %9.3f %9d %8d %8.0f %4.0f..%-4.0f %7.0f" %
+              (tool, dd, slow, own, own_sys, ev, lost, statistics.median(per),
+               min(per), max(per), low))
     bt = rows["bpftrace"]
     agree = all(abs((h["events"] + h["lost"]) - b["events"]) <= max(h["lost"], 200)
                 or h["events"] == b["events"]
                 for label, _ in lives for h, b in zip(rows[label], bt))
     print("counts agree within the reported losses: %s" % ("yes" if agree else "NO"))
+    # the same round's runs: which tool added less, round by round
+    for label, _ in lives:
+        wins = sum(((h["dd"] - h["alone"]) + h["own"]) / max(h["events"], 1) <=
+                   ((b["dd"] - b["alone"]) + b["own"]) / max(b["events"], 1)
+                   for h, b in zip(rows[label], bt))
+        print("%s added no more than bpftrace in %d of %d rounds" % (label, wins, a.rounds))
 
     if a.idle > 0:
         p, _ = start_tool([a.hist_live, "-t", trig], "running", "err")
         time.sleep(0.5)
-        before = sum(proc_cpu(p.pid))
+        before = proc_cpu(p.pid)[0]
         time.sleep(a.idle)
-        after = sum(proc_cpu(p.pid))
+        after = proc_cpu(p.pid)[0]
         stop_tool(p)
         print("hist-live idle: %.3f s of CPU in %.0f s (%.3f%% of one CPU)" %
               (after - before, a.idle, (after - before) / a.idle * 100))

@@ -555,6 +555,51 @@ static void test_kernel_filter(void)
 	T_EQ(wait_gone(pid), 0);
 }
 
+/* The instance's trace_clock of PID, the one in brackets ("" if unread). */
+static void clock_of(long pid, char *out, size_t cap)
+{
+	char p[800], *f, *a, *b;
+
+	snprintf(p, sizeof(p), "%s/instances/hist-live.%ld/trace_clock", tracefs, pid);
+	f = t_readf("%s", p);
+	a = f ? strchr(f, '[') : NULL;
+	b = a ? strchr(a, ']') : NULL;
+	snprintf(out, cap, "%.*s", a && b ? (int)(b - a - 1) : 0, a ? a + 1 : "");
+	free(f);
+}
+
+/* Plain counting reads no time stamp: the kernel gets the cheap clock.  A
+ * hist that uses common_timestamp keeps the clock it asks for. */
+static void test_cheap_clock(void)
+{
+	char clock[64];
+	long pid;
+
+	if (!tracefs[0])
+		return;
+	pid = start_bg("-t 'raw_syscalls/sys_enter hist:keys=common_pid.execname "
+		       "if comm == \"dd\"'", "clock.out");
+	clock_of(pid, clock, sizeof(clock));
+	T_STREQ(clock, "uptime");
+	kill((pid_t)pid, SIGINT);
+	T_EQ(wait_gone(pid), 0);
+	pid = start_bg("-t 'raw_syscalls/sys_enter hist:keys=common_pid:clock=mono:"
+		       "t0=common_timestamp.usecs'", "clock.out");
+	clock_of(pid, clock, sizeof(clock));
+	T_STREQ(clock, "mono");
+	kill((pid_t)pid, SIGINT);
+	T_EQ(wait_gone(pid), 0);
+	/* two comm filters: libhist decides on names per record, in time
+	 * order across CPUs, which jiffies cannot give */
+	pid = start_bg("-t 'raw_syscalls/sys_enter hist:keys=id if comm == \"dd\"' "
+		       "-t 'raw_syscalls/sys_enter hist:keys=common_pid if comm == \"sh\"'",
+		       "clock.out");
+	clock_of(pid, clock, sizeof(clock));
+	T_STREQ(clock, "local");
+	kill((pid_t)pid, SIGINT);
+	T_EQ(wait_gone(pid), 0);
+}
+
 /* One filter on the event: the kernel's verdict is final (libhist is told
  * so); two different ones: libhist still tells the triggers apart. */
 static void test_exact_kernel_filter(void)
@@ -726,6 +771,7 @@ int main(int argc, char **argv)
 	T_RUN(test_kernel_filter);
 	T_RUN(test_exact_kernel_filter);
 	T_RUN(test_comm_changes);
+	T_RUN(test_cheap_clock);
 	T_RUN(test_stack_keys);
 	T_RUN(test_warnings);
 	t_tracefs_release(tracefs, tracefs_mounted_by_us);
