@@ -579,6 +579,24 @@ static void test_instances(void)
 	h = mslurp("events/sched/sched_process_fork/hist");
 	T_STREQ(h, "");
 	free(h);
+	/* its error_log holds its errors, libhist's and the kernel's (a
+	 * bad filter of a traceon trigger), in time order; the top level's
+	 * has neither */
+	snprintf(p, sizeof(p), "%s/error_log", inst);
+	T_EQ(mwrite(p, "", 0), 0);
+	T_EQ(mwrite("error_log", "", 0), 0);
+	snprintf(p, sizeof(p), "%s/events/sched/sched_process_fork/trigger", inst);
+	T_EQ(mwrite(p, "hist:keys=no_such_field", 1), EINVAL);
+	T_EQ(mwrite(p, "traceon if no_such_field == 1", 1), EINVAL);
+	h = mslurp("%s/error_log", inst);
+	T_ASSERT(h && strstr(h, "hist:sched:sched_process_fork: error: Couldn't find field\n"
+				"  Command: hist:keys=no_such_field\n"));
+	T_ASSERT(h && strstr(h, "event filter parse error: error: Field not found\n"));
+	T_ASSERT(h && strstr(h, "Couldn't find field") < strstr(h, "Field not found"));
+	free(h);
+	h = mslurp("error_log");
+	T_ASSERT(h && !strstr(h, "no_such_field"));
+	free(h);
 	/* two private instances now: ours for the top level may exist */
 	T_ASSERT(private_instances());
 	T_EQ(sh(1, "rmdir %s/%s", mnt, inst), 0);
