@@ -761,8 +761,8 @@ static void test_permissions(void)
 
 static void test_synthetic(void)
 {
-	char *s, *h, *fmt, snap[800], rinst[700];
-	int has_snap, fd, i;
+	char *s, *h, *fmt, snap[800], rinst[700], up[100];
+	int has_snap, fd, i, kup;
 
 	if (skip)
 		return;
@@ -857,9 +857,26 @@ static void test_synthetic(void)
 	/* in use: neither removal nor truncation goes through */
 	T_EQ(mwrite("synthetic_events", "!forklat", 1), EBUSY);
 	T_EQ(mwrite("synthetic_events", "", 0), EBUSY);
-	/* dynamic_events lists it with s: next to the kernel's */
+	/* dynamic_events lists it with s: next to the kernel's (a uprobe
+	 * written there goes to the kernel's file) */
+	snprintf(up, sizeof(up), "p:hfs_up%d /bin/true:0x1000", (int)getpid());
+	kup = mwrite("dynamic_events", up, 1);
 	s = mslurp("dynamic_events");
 	T_ASSERT(s && strstr(s, "s:synthetic/forklat\tu64 lat; pid_t pid"));
+	if (kup == 0) {
+		char want[100];
+
+		snprintf(want, sizeof(want), "p:uprobes/hfs_up%d /bin/true:0x", (int)getpid());
+		T_ASSERT(s && strstr(s, want));
+		free(s);
+		s = t_readf("%s/uprobe_events", real);
+		T_ASSERT(s && strstr(s, want));
+		snprintf(up, sizeof(up), "-:hfs_up%d", (int)getpid());
+		T_EQ(mwrite("dynamic_events", up, 1), 0);
+	} else {
+		printf("# the kernel took no uprobe (%s): dynamic_events with s: only\n",
+		       strerror(kup));
+	}
 	free(s);
 	T_EQ(mwrite("events/synthetic/forklat/trigger", "!hist:keys=pid:vals=lat", 1), 0);
 	T_EQ(mwrite("events/sched/sched_process_exit/trigger",
