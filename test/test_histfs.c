@@ -68,6 +68,15 @@ static char *mslurp(const char *fmt, ...)
 	return t_readf("%s", p);
 }
 
+/* MNT/REL reads WANT */
+#define mfile_is(rel, want)                                                    \
+	do {                                                                   \
+		char *mf_ = mslurp("%s", rel);                                 \
+                                                                               \
+		T_STREQ(mf_, want);                                            \
+		free(mf_);                                                     \
+	} while (0)
+
 /* write(2) of TEXT to MNT/REL, opened for append or truncation; 0 or
  * the errno of the open or the write. */
 static int mwrite(const char *rel, const char *text, int append)
@@ -821,13 +830,9 @@ static void test_synthetic(void)
 	free(h);
 	T_EQ(rmdir(rinst), 0);
 	T_EQ(mwrite("events/synthetic/forklat/filter", "pid > 10", 0), 0);
-	s = mslurp("events/synthetic/forklat/filter");
-	T_STREQ(s, "pid > 10\n");
-	free(s);
+	mfile_is("events/synthetic/forklat/filter", "pid > 10\n");
 	T_EQ(mwrite("events/synthetic/forklat/filter", "0", 0), 0);
-	s = mslurp("events/synthetic/forklat/filter");
-	T_STREQ(s, "none\n");
-	free(s);
+	mfile_is("events/synthetic/forklat/filter", "none\n");
 	T_EQ(mwrite("events/synthetic/forklat/filter", "pid < 5", 0), 0);
 	s = mslurp("events/synthetic/forklat/trigger");
 	T_ASSERT(s && s[0] == '#');
@@ -885,14 +890,10 @@ static void test_synthetic(void)
 	T_EQ(mwrite("events/sched/sched_process_fork/trigger", "", 0), 0);
 	T_EQ(mwrite("dynamic_events", "-:forklat", 1), 0);
 	T_EQ(sh(0, "test -d %s/events/synthetic/forklat", mnt), 1);
-	s = mslurp("synthetic_events");
-	T_STREQ(s, "");
-	free(s);
+	mfile_is("synthetic_events", "");
 	/* an event of the name defined again has a filter of its own */
 	T_EQ(mwrite("synthetic_events", "forklat u64 lat", 0), 0);
-	s = mslurp("events/synthetic/forklat/filter");
-	T_STREQ(s, "none\n");
-	free(s);
+	mfile_is("events/synthetic/forklat/filter", "none\n");
 	T_EQ(mwrite("synthetic_events", "!forklat", 1), 0);
 }
 

@@ -730,8 +730,7 @@ static int hfs_release(const char *path, struct fuse_file_info *fi)
 	return 0;
 }
 
-/* The whole of the real file FD (from its start). */
-static int read_real(int fd, struct hfs_buf *b)
+int hfs_read_real(int fd, struct hfs_buf *b)
 {
 	char tmp[65536];
 	off_t off = 0;
@@ -759,7 +758,7 @@ static int read_real(int fd, struct hfs_buf *b)
 static int gen_trigger(struct fh *h, hist_event *ev, struct hfs_buf *out)
 {
 	struct hfs_buf k = { 0 }, lib = { 0 };
-	int ret = h->fd >= 0 ? read_real(h->fd, &k)
+	int ret = h->fd >= 0 ? hfs_read_real(h->fd, &k)
 		  : hfs_kheader[0] ? hfs_buf_write(&k, hfs_kheader, strlen(hfs_kheader)) : 0;
 
 	if (!ret && ev)
@@ -843,17 +842,17 @@ static int generate(struct fh *h, struct hfs_buf *out)
 			ret = hist_synth_print(c->ctx, 0, hfs_buf_write, out);
 		break;
 	case K_DYN_EVENTS:
-		ret = read_real(h->fd, out);
+		ret = hfs_read_real(h->fd, out);
 		if (!ret && c)
 			ret = hist_synth_print(c->ctx, 1, hfs_buf_write, out);
 		break;
 	case K_ERROR_LOG:
-		ret = read_real(h->fd, &k);
+		ret = hfs_read_real(h->fd, &k);
 		if (!ret)
 			ret = hctx_error_log(c, k.p ? k.p : "", !h->r.in_inst, out);
 		break;
 	case K_README:
-		ret = read_real(h->fd, out);
+		ret = hfs_read_real(h->fd, out);
 		if (!ret)
 			ret = hfs_buf_write(out, hctx_readme_hist(),
 					    strlen(hctx_readme_hist()));

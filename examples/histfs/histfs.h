@@ -40,6 +40,8 @@ int hfs_buf_write(void *arg, const char *s, size_t n);	/* hist_write_fn */
 int hfs_buf_printf(struct hfs_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void hfs_buf_free(struct hfs_buf *b);
+/* The whole of the real file FD, from its start (fs.c). */
+int hfs_read_real(int fd, struct hfs_buf *b);
 
 struct hfs_cmdline {
 	int32_t pid;

@@ -13,25 +13,6 @@
 
 #include "histfs.h"
 
-/* The whole of FD into B. */
-static int read_all(int fd, struct hfs_buf *b)
-{
-	char tmp[4096];
-
-	for (;;) {
-		ssize_t k = read(fd, tmp, sizeof(tmp));
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -errno;
-		if (k == 0)
-			return 0;
-		if (hfs_buf_write(b, tmp, (size_t)k))
-			return -ENOMEM;
-	}
-}
-
 /*
  * The kernel's "# Available triggers:" header, both lines: the trigger
  * commands this kernel has (snapshot only with a snapshot buffer,
@@ -69,7 +50,7 @@ void hfs_read_kernel_header(void)
 			tries++;
 			if (fd < 0)
 				continue;
-			if (!read_all(fd, &b) && b.p && !strncmp(b.p, "# Available triggers:\n", 22) &&
+			if (!hfs_read_real(fd, &b) && b.p && !strncmp(b.p, "# Available triggers:\n", 22) &&
 			    (nl = strchr(b.p + 22, '\n')) && (size_t)(nl - b.p) < sizeof(hfs_kheader) - 1)
 				memcpy(hfs_kheader, b.p, (size_t)(nl + 1 - b.p));
 			close(fd);
