@@ -97,32 +97,44 @@ static void print_key(struct hist__sb *sb, const struct hist_merge *m, const str
 	hist__print_key_text(sb, &rk, m->key_symoff[i]);
 }
 
-static void print_keys(struct hist__sb *sb, const struct hist_merge *m,
-		       const struct mkey *keys)
+/* The labels of the merged table's keys: a stack column is "stacktrace:"
+ * or "common_stacktrace:" above its frames, "FIELD.stacktrace" without the
+ * colon (the reader's names, iter.c). */
+static void key_labels(const struct hist_merge *m, struct hist__key_label *l)
 {
-	bool multiline = false;
 	uint32_t i;
 	size_t n;
 
-	hist__sb_puts(sb, "{ ");
 	for (i = 0; i < m->nr_keys; i++) {
-		if (i)
-			hist__sb_puts(sb, ", ");
-		hist__sb_puts(sb, m->key_names[i]);
-		if (keys[i].kind == HIST_KEY_STACKTRACE) {
-			n = strlen(m->key_names[i]);
-			if (n < 11 || strcmp(m->key_names[i] + n - 11, ".stacktrace"))
-				hist__sb_puts(sb, ":\n");
-			print_key(sb, m, &keys[i], i);
-			multiline = true;
+		l[i].name = m->key_names[i];
+		l[i].tail = ": ";
+		l[i].stack = m->key_kind[i] == HIST_KEY_STACKTRACE;
+		if (!l[i].stack)
 			continue;
-		}
-		hist__sb_puts(sb, ": ");
-		print_key(sb, m, &keys[i], i);
+		n = strlen(m->key_names[i]);
+		l[i].tail = n >= 11 && !strcmp(m->key_names[i] + n - 11, ".stacktrace") ?
+				    "" : ":\n";
 	}
-	if (!multiline)
-		hist__sb_putc(sb, ' ');
-	hist__sb_putc(sb, '}');
+}
+
+struct keys_arg {
+	const struct hist_merge *m;
+	const struct mkey *keys;
+};
+
+static void key_value(struct hist__sb *sb, uint32_t i, const void *arg)
+{
+	const struct keys_arg *a = arg;
+
+	print_key(sb, a->m, &a->keys[i], i);
+}
+
+static void print_keys(struct hist__sb *sb, const struct hist_merge *m,
+		       const struct hist__key_label *labels, const struct mkey *keys)
+{
+	struct keys_arg a = { m, keys };
+
+	hist__print_key_block(sb, m->nr_keys, labels, key_value, &a);
 }
 
 static void print_tracks(struct hist__sb *sb, const struct mentry *e)
@@ -178,6 +190,7 @@ static int prepare(struct hist_merge *m, uint64_t *total, uint64_t *max)
 int hist_merge_print(hist_merge *m, hist_write_fn write, void *arg)
 {
 	uint64_t total[MERGE_VALS], max[MERGE_VALS];
+	struct hist__key_label labels[MERGE_KEYS];
 	struct hist__sb sb;
 	size_t i;
 	uint32_t j;
@@ -188,6 +201,7 @@ int hist_merge_print(hist_merge *m, hist_write_fn write, void *arg)
 	ret = prepare(m, total, max);
 	if (ret)
 		return ret;
+	key_labels(m, labels);
 	hist__sb_init(&sb, write, arg);
 	hist__sb_puts(&sb, "# event histogram\n#\n# trigger info: ");
 	hist__sb_puts(&sb, m->trigger);
@@ -195,7 +209,7 @@ int hist_merge_print(hist_merge *m, hist_write_fn write, void *arg)
 	for (i = 0; i < m->n; i++) {
 		const struct mentry *e = m->e[i];
 
-		print_keys(&sb, m, e->keys);
+		print_keys(&sb, m, labels, e->keys);
 		for (j = 0; j < m->nr_vals; j++) {
 			if (j || strcmp(m->val_names[0], "hitcount"))
 				hist__sb_putc(&sb, ' ');
@@ -208,7 +222,7 @@ int hist_merge_print(hist_merge *m, hist_write_fn write, void *arg)
 	if (m->snap) {
 		hist__print_snapshot_head(&sb, m->snap_handler == HIST_TRACK_ONMAX,
 					  m->snap_var, m->snap_value);
-		print_keys(&sb, m, m->snap_keys);
+		print_keys(&sb, m, labels, m->snap_keys);
 		hist__sb_putc(&sb, '\n');
 	}
 	hist__print_totals(&sb, m->hits, m->n, m->dropped);

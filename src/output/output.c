@@ -444,49 +444,62 @@ static void key_print_value(struct hist__sb *sb, const struct hist__hist *h,
 	hist__print_key_text(sb, &rk, (k->flags & HIST__F_SYM_OFFSET) != 0);
 }
 
-/* The "{ key: ... }" block of KEY (COMM: the element's saved comm). */
-static void print_key(struct hist__sb *sb, const struct hist__hist *h,
-		      const uint8_t *key, const char *comm)
+/* The labels of H's keys in its "{ ... }" blocks. */
+static void key_labels(const struct hist__hist *h, struct hist__key_label *l)
 {
-	const struct hist_host *host = h->ev->host;
-	bool multiline = false;
 	uint32_t i;
 
-	hist__sb_puts(sb, "{ ");
 	for (i = 0; i < h->nr_keys; i++) {
 		const struct hist__field *k = h->keys[i];
-		const uint8_t *slot = key + k->key_offset;
 
-		if (i)
-			hist__sb_puts(sb, ", ");
-		if ((k->flags & (HIST__F_STACKTRACE | HIST__F_HEX)) ==
-		    (HIST__F_STACKTRACE | HIST__F_HEX) && !k->ef) {
-			/* common_stacktrace.hex: the first frame, in hex
-			 * (k14-newer-keys, 6.12) */
-			hist__sb_puts(sb, k->name ? k->name : "stacktrace");
-			hist__sb_puts(sb, ": ");
-			key_print_value(sb, h, k, slot, comm);
+		l[i].name = hist__field_name(k);
+		l[i].tail = ": ";
+		l[i].stack = false;
+		if (!(k->flags & HIST__F_STACKTRACE))
+			continue;
+		if (k->ef) {
+			l[i].tail = ".stacktrace";
+			l[i].stack = true;
 			continue;
 		}
-		if (k->flags & HIST__F_STACKTRACE) {
-			if (k->ef) {
-				hist__sb_puts(sb, hist__field_name(k));
-				hist__sb_puts(sb, ".stacktrace");
-			} else {
-				hist__sb_puts(sb, k->name ? k->name : "stacktrace");
-				hist__sb_puts(sb, ":\n");
-			}
-			print_stack(sb, host, slot);
-			multiline = true;
-			continue;
+		l[i].name = k->name ? k->name : "stacktrace";
+		/* common_stacktrace.hex: the first frame, in hex
+		 * (k14-newer-keys, 6.12) */
+		if (!(k->flags & HIST__F_HEX)) {
+			l[i].tail = ":\n";
+			l[i].stack = true;
 		}
-		hist__sb_puts(sb, hist__field_name(k));
-		hist__sb_puts(sb, ": ");
-		key_print_value(sb, h, k, slot, comm);
 	}
-	if (!multiline)
-		hist__sb_putc(sb, ' ');
-	hist__sb_putc(sb, '}');
+}
+
+/* One element's key as hist__print_key_block() reads it. */
+struct key_arg {
+	const struct hist__hist *h;
+	const struct hist__key_label *labels;
+	const uint8_t *key;
+	const char *comm;	/* the element's saved comm (.execname) */
+};
+
+static void key_value(struct hist__sb *sb, uint32_t i, const void *arg)
+{
+	const struct key_arg *a = arg;
+	const struct hist__field *k = a->h->keys[i];
+	const uint8_t *slot = a->key + k->key_offset;
+
+	if (a->labels[i].stack)
+		print_stack(sb, a->h->ev->host, slot);
+	else
+		key_print_value(sb, a->h, k, slot, a->comm);
+}
+
+/* The "{ key: ... }" block of KEY (COMM: the element's saved comm). */
+static void print_key(struct hist__sb *sb, const struct hist__hist *h,
+		      const struct hist__key_label *labels, const uint8_t *key,
+		      const char *comm)
+{
+	struct key_arg a = { h, labels, key, comm };
+
+	hist__print_key_block(sb, h->nr_keys, labels, key_value, &a);
 }
 
 /* The kernel's percentage in hundredths, or UINT32_MAX for "[ERROR]". */
@@ -570,12 +583,13 @@ void hist__print_totals(struct hist__sb *sb, uint64_t hits, uint64_t entries,
 }
 
 static void print_entry(struct hist__sb *sb, const struct hist__hist *h,
+			const struct hist__key_label *labels,
 			struct hist_map *map, struct hist_map_elt *elt,
 			const uint64_t *total, const uint64_t *max)
 {
 	uint32_t i;
 
-	print_key(sb, h, hist__map_elt_key(elt),
+	print_key(sb, h, labels, hist__map_elt_key(elt),
 		  (const char *)hist__map_elt_payload(elt) + h->comm_off);
 	if (!h->nohitcount)
 		hist__print_val(sb, "hitcount", hist__val_flags(h->vals[0]->flags),
@@ -595,7 +609,8 @@ static void print_entry(struct hist__sb *sb, const struct hist__hist *h,
 }
 
 /* The block of the first snapshot() action that took a snapshot. */
-static void print_snapshot(struct hist__sb *sb, const struct hist__hist *h)
+static void print_snapshot(struct hist__sb *sb, const struct hist__hist *h,
+			   const struct hist__key_label *labels)
 {
 	struct hist__action_info ai;
 	uint32_t i;
@@ -606,7 +621,7 @@ static void print_snapshot(struct hist__sb *sb, const struct hist__hist *h)
 			continue;
 		hist__print_snapshot_head(sb, ai.handler == HIST__H_ONMAX, ai.var_str,
 					  ai.snap_val);
-		print_key(sb, h, ai.snap_key, ai.snap_comm);
+		print_key(sb, h, labels, ai.snap_key, ai.snap_comm);
 		hist__sb_putc(sb, '\n');
 		return;
 	}
@@ -618,6 +633,7 @@ static int hist_print(struct hist__sb *sb, const struct hist__trigger *t)
 	const struct hist__hist *h = t->hist;
 	struct hist_map *map = h->map;
 	uint64_t total[HIST__VALS_MAX], max[HIST__VALS_MAX];
+	struct hist__key_label labels[HIST__KEYS_MAX];
 	struct hist_map_elt **elts;
 	uint32_t n, i;
 	int ret = hist__hist_sorted(h, map, &elts, &n);
@@ -625,9 +641,10 @@ static int hist_print(struct hist__sb *sb, const struct hist__trigger *t)
 	if (ret)
 		return ret;
 	hist__col_stats(h, map, elts, n, total, max);
+	key_labels(h, labels);
 	for (i = 0; i < n; i++)
-		print_entry(sb, h, map, elts[i], total, max);
-	print_snapshot(sb, h);
+		print_entry(sb, h, labels, map, elts[i], total, max);
+	print_snapshot(sb, h, labels);
 	hist__print_totals(sb, hist__map_hits(map), n, hist__map_drops(map));
 	hist__free(elts);
 	return 0;

@@ -41,6 +41,47 @@ const char *hist__key_str(const struct hist__hist *h, const struct hist__field *
 void hist__print_key_text(struct hist__sb *sb, const struct hist_read_key *k,
 			  bool symoff) HIST__INTERNAL;
 
+/*
+ * How the hist file labels one key of an entry's "{ ... }" block: NAME,
+ * then TAIL: ": " before a value, ":\n" before a stack's frames (one a
+ * line), ".stacktrace" or "" (a NAME that has it) right before a field's
+ * stack.  STACK: the frames end the key with a newline.
+ */
+struct hist__key_label {
+	const char *name, *tail;
+	bool stack;
+};
+
+/*
+ * The "{ ... }" block of one entry with NR keys labelled LABELS, VALUE
+ * printing key I's value or frames: the one layout of the hist file's
+ * keys (output.c) and hist_merge_print()'s (merge_print.c).  Inline so
+ * that VALUE, a static function of the caller, is called directly in the
+ * read-out's loop over every entry.
+ */
+static inline void hist__print_key_block(struct hist__sb *sb, uint32_t nr,
+					 const struct hist__key_label *labels,
+					 void (*value)(struct hist__sb *sb, uint32_t i,
+						       const void *arg),
+					 const void *arg)
+{
+	bool multiline = false;
+	uint32_t i;
+
+	hist__sb_puts(sb, "{ ");
+	for (i = 0; i < nr; i++) {
+		if (i)
+			hist__sb_puts(sb, ", ");
+		hist__sb_puts(sb, labels[i].name);
+		hist__sb_puts(sb, labels[i].tail);
+		multiline |= labels[i].stack;
+		value(sb, i, arg);
+	}
+	if (!multiline)
+		hist__sb_putc(sb, ' ');
+	hist__sb_putc(sb, '}');
+}
+
 /* ADDR through the host's symbol resolver, or 0x... (the kernel's %ps /
  * %pS with WITH_OFFSET), padded to WIDTH. */
 void hist__print_sym(struct hist__sb *sb, const struct hist_host *host,
