@@ -543,6 +543,23 @@ static void test_malloc_trigger_file(void)
 	T_EQ(mtrace_run("m_dir"), 0);
 	T_ASSERT(out_has("m_dir: is a directory"));
 
+	/* a FIFO nobody writes to: the program runs (the variable reaches
+	 * every child, and a blocking open would stop each in our
+	 * constructor), with the reason; a device is no file of commands */
+	T_EQ(sh(0, "rm -f %s/m_fifo && mkfifo %s/m_fifo", tmp, tmp), 0);
+	T_EQ(sh(0, "timeout 20 env HIST_MALLOC_TRIGGERS=%s/m_fifo LD_PRELOAD=%s/examples/"
+		"malloc-trace/libhist-malloc.so %s/examples/malloc-trace/malloc-demo",
+		tmp, build, build), 0);
+	T_ASSERT(out_has("m_fifo: a pipe with nothing in it (no writer); no triggers"));
+	T_EQ(sh(0, "timeout 20 env HIST_MALLOC_TRIGGERS=/dev/zero LD_PRELOAD=%s/examples/"
+		"malloc-trace/libhist-malloc.so %s/examples/malloc-trace/malloc-demo",
+		build, build), 0);
+	T_ASSERT(out_has("/dev/zero: is a device, not a file of commands; no triggers"));
+	/* an empty file is said, not a run without histograms and a word */
+	T_EQ(sh(0, ": > %s/m_empty", tmp), 0);
+	T_EQ(mtrace_run("m_empty"), 0);
+	T_ASSERT(out_has("m_empty: is empty; no triggers"));
+
 	/* 17 MiB is past the bound, though under the buffer's next doubling */
 	T_EQ(sh(0, "yes '# a comment' | head -c 17M > %s/m_huge", tmp), 0);
 	T_EQ(mtrace_run("m_huge"), 0);

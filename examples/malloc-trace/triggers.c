@@ -219,11 +219,18 @@ void mt_apply_all(hist_ctx *ctx, char *text, size_t len, const char *file)
 
 /*
  * The triggers file, read without stdio (whose buffers would be ours),
- * whole and bounded; a FIFO is fine.  NULL with the reason printed.
+ * whole and bounded; a pipe is fine.  NULL with the reason printed.
+ *
+ * The variable is inherited by every child of the traced program, so the
+ * open must never wait: a named FIFO is opened O_NONBLOCK (a blocking
+ * open waits for a writer, and a FIFO's one writer feeds one reader: the
+ * second process would hang in our constructor, before its main()), then
+ * read blocking, which ends at once when no writer is left.  A terminal
+ * or another device would wait for input, or never end: refused.
  */
 char *mt_read_all(const char *path, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	size_t cap = 65536, n = 0;
 	const char *why = NULL;
 	struct stat st;
@@ -232,8 +239,14 @@ char *mt_read_all(const char *path, size_t *len)
 
 	if (fd < 0) {
 		why = strerror(errno);
-	} else if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+	} else if (fstat(fd, &st) != 0) {
+		why = strerror(errno);
+	} else if (S_ISDIR(st.st_mode)) {
 		why = "is a directory";
+	} else if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+		why = "is a device, not a file of commands";
+	} else if (fcntl(fd, F_SETFL, 0) != 0) {
+		why = strerror(errno);
 	} else if (!(buf = __libc_malloc(cap))) {
 		why = "out of memory";
 	} else {
@@ -262,6 +275,10 @@ char *mt_read_all(const char *path, size_t *len)
 		}
 		if (!why && k < 0)
 			why = strerror(errno);
+		/* a FIFO whose writer is gone (or never came) reads as this */
+		if (!why && !n)
+			why = S_ISFIFO(st.st_mode) ? "a pipe with nothing in it (no writer)"
+						   : "is empty";
 	}
 	if (fd >= 0)
 		close(fd);
