@@ -325,6 +325,27 @@ static void test_trigger_file_devices(void)
 	T_ASSERT(out_has("directory"));
 }
 
+/*
+ * '-' copies standard input to memory: what is not a recording is refused
+ * at its first bytes, not read to its end (`- < /dev/zero` filled memory
+ * without bound).  The writer here never ends by itself (a byte every
+ * 0.1 s until the reader is gone): only a tool that judged the head ends
+ * before the timeout.
+ */
+static void test_stdin_not_recording(void)
+{
+	T_EQ(sh(0, "(printf 'GET / HTTP/1.0\\r\\n\\r\\n'; while printf x; do sleep 0.1; done) "
+		"| timeout 20 %s -t 'sched/sched_switch hist:keys=common_cpu' -", replay), 2);
+	T_ASSERT(out_has("standard input: not a trace.dat or perf.data recording"));
+	/* a recording through the pipe still replays whole, both kinds */
+	T_EQ(sh(1, "cat test/data/sched.v6.dat | %s -t 'sched/sched_switch "
+		"hist:keys=common_cpu' -", replay), 0);
+	T_ASSERT(out_has("Hits: 27501"));
+	T_EQ(sh(1, "cat test/data/perf/syscalls.pipe.perf.data | %s -t 'raw_syscalls/sys_enter "
+		"hist:keys=common_cpu' -", replay), 0);
+	T_ASSERT(out_has("Hits: 789"));
+}
+
 /* --json keeps valid UTF-8 as it is (a path with an e acute), escapes
  * only bytes that are not UTF-8. */
 static void test_json_utf8(void)
@@ -639,6 +660,7 @@ int main(int argc, char **argv)
 	T_RUN(test_long_outdir);
 	T_RUN(test_damaged_chunk_count);
 	T_RUN(test_trigger_file_devices);
+	T_RUN(test_stdin_not_recording);
 	T_RUN(test_json_utf8);
 	T_RUN(test_long_command_echo);
 	T_RUN(test_filter_length);

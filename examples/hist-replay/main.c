@@ -821,9 +821,20 @@ static int list_recording(const char *trace, const char *instance)
 	return status;
 }
 
+/* The first bytes of what hist_tracedat_open() reads: a trace.dat, or a
+ * perf.data (file or pipe mode, either byte order). */
+static int recording_magic(const unsigned char *b, size_t n)
+{
+	return (n >= 10 && !memcmp(b, "\x17\x08\x44tracing", 10)) ||
+	       (n >= 8 && (!memcmp(b, "PERFILE2", 8) || !memcmp(b, "2ELIFREP", 8)));
+}
+
 /*
  * '-': standard input into an anonymous file, so the recording can be
  * mapped and read twice (the task-name pass) like a file on disk.
+ * The copy is in memory, so what is not a recording is refused at its
+ * first bytes (`- < /dev/zero` filled memory without end), and a
+ * terminal is refused before it waits for typing.
  * Returns its /proc path in BUF, or NULL with a message.
  */
 static const char *stdin_file(char *buf, size_t len)
@@ -831,27 +842,41 @@ static const char *stdin_file(char *buf, size_t len)
 	char chunk[1 << 16];
 	ssize_t got;
 	size_t total = 0;
-	int fd = (int)syscall(SYS_memfd_create, "hist-replay-stdin", 0);
+	int fd;
 
+	if (isatty(0)) {
+		fprintf(stderr, PROG ": standard input is a terminal: '-' reads a recording "
+			"piped in (trace-cmd record -o - ... | " PROG " ... -)\n");
+		return NULL;
+	}
+	fd = (int)syscall(SYS_memfd_create, "hist-replay-stdin", 0);
 	if (fd < 0) {
 		fprintf(stderr, PROG ": standard input: cannot make a file for it: %s\n",
 			strerror(errno));
 		return NULL;
 	}
-	while ((got = read(0, chunk, sizeof(chunk))) != 0) {
-		total += got > 0 ? (size_t)got : 0;
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
-			fprintf(stderr, PROG ": standard input: %s\n", strerror(errno));
-			close(fd);
-			return NULL;
-		}
-		if (write(fd, chunk, (size_t)got) != got) {
-			fprintf(stderr, PROG ": standard input: %s\n", strerror(errno));
-			close(fd);
-			return NULL;
-		}
+	/* the first 10 bytes whole before the magic is judged */
+	while (total < 10 && (got = read(0, chunk + total, 10 - total)) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			goto fail;
+		total += (size_t)got;
+	}
+	if (total >= 10 && !recording_magic((const unsigned char *)chunk, total)) {
+		fprintf(stderr, PROG ": standard input: not a trace.dat or perf.data "
+			"recording (bad magic); nothing replayed\n");
+		close(fd);
+		return NULL;
+	}
+	if (total && write(fd, chunk, total) != (ssize_t)total)
+		goto fail;
+	while (total >= 10 && (got = read(0, chunk, sizeof(chunk))) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0 || write(fd, chunk, (size_t)got) != got)
+			goto fail;
+		total += (size_t)got;
 	}
 	if (!total) {
 		fprintf(stderr, PROG ": standard input is empty: no recording to read "
@@ -862,6 +887,10 @@ static const char *stdin_file(char *buf, size_t len)
 	/* the descriptor stays open for the life of the process */
 	snprintf(buf, len, "/proc/self/fd/%d", fd);
 	return buf;
+fail:
+	fprintf(stderr, PROG ": standard input: %s\n", strerror(errno));
+	close(fd);
+	return NULL;
 }
 
 static struct replay_out_ev *collect_events(struct replay *r, size_t *nr)
