@@ -90,6 +90,8 @@ struct hist_ctx {
 	struct hist__named **named_tab;
 	uint32_t named_mask, nr_named;
 	uint64_t named_cmps;
+	/* list steps of hist__tlist_nth_hist() (test_triggers: linear) */
+	uint64_t nth_steps;
 	struct hist__retired *retired;
 	/* error_log ring: preallocated, so logging an error never allocates */
 	struct hist__errlog_entry log[HIST__ERRLOG_MAX];

@@ -373,6 +373,10 @@ void hist__tlist_relink(struct hist_event *ev, struct hist__trigger *t,
 /* The number of triggers in EV's control list, and of those not hist. */
 uint32_t hist__tlist_len(const struct hist_event *ev) HIST__INTERNAL;
 uint32_t hist__tlist_nr_generic(const struct hist_event *ev) HIST__INTERNAL;
+/* EV's RANK-th hist trigger (0-based, list order), or NULL; O(1) for
+ * RANK one past the last asked for (steps counted in ctx->nth_steps). */
+const struct hist__trigger *hist__tlist_nth_hist(struct hist_event *ev,
+						 uint32_t rank) HIST__INTERNAL;
 /* Set the hit_filter of EV's triggers for EV's host_filtered; the hits
  * see it at once, the variants with the next published list. */
 void hist__triggers_set_host_filtered(struct hist_event *ev) HIST__INTERNAL;

@@ -374,29 +374,14 @@ static int fill_info(struct hist_reader *r, const struct hist__trigger *t)
 	return 0;
 }
 
-static const struct hist__trigger *nth_hist(const hist_event *ev, unsigned index)
-{
-	const struct hist__trigger *t;
-
-	for (t = ev->trig_head; t; t = t->next)
-		if (t->kind == HIST__T_HIST && !index--)
-			return t;
-	return NULL;
-}
-
 unsigned hist_event_nr_hists(const hist_event *ev)
 {
-	const struct hist__trigger *t;
-	unsigned n = 0;
-
-	for (t = ev->trig_head; t; t = t->next)
-		n += t->kind == HIST__T_HIST;
-	return n;
+	return hist__tlist_len(ev) - hist__tlist_nr_generic(ev);
 }
 
 hist_reader *hist_reader_create(hist_event *ev, unsigned index, int *err)
 {
-	const struct hist__trigger *t = ev ? nth_hist(ev, index) : NULL;
+	const struct hist__trigger *t = ev ? hist__tlist_nth_hist(ev, index) : NULL;
 	struct hist_reader *r;
 	int ret;
 
