@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -508,6 +509,70 @@ static void test_filter_length(void)
 	T_ASSERT(out_has("4096 bytes or more"));
 }
 
+/* The peak resident memory (KiB) of the shell command CMD and its
+ * children, measured in a child of ours so earlier tests do not count;
+ * -1 if it could not be run. */
+static long peak_rss_kb(const char *cmd)
+{
+	int fd[2], st = 0;
+	long kb = -1;
+	pid_t pid;
+
+	if (pipe(fd))
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct rusage ru;
+		int rc = system(cmd);
+
+		close(fd[0]);
+		if (rc == 0 && !getrusage(RUSAGE_CHILDREN, &ru) &&
+		    write(fd[1], &ru.ru_maxrss, sizeof(ru.ru_maxrss)) < 0)
+			_exit(2);
+		_exit(rc != 0);
+	}
+	close(fd[1]);
+	if (pid > 0 && read(fd[0], &kb, sizeof(kb)) != sizeof(kb))
+		kb = -1;
+	close(fd[0]);
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	return kb;
+}
+
+/*
+ * 2,000 hist triggers on one event: memory grows by what each hist's
+ * tables touch, not by their whole size (276 MB before hist-replay fixed
+ * glibc's mmap threshold, about 100 MB since: 50 KiB a hist, where the
+ * kernel preallocates every element of each map).
+ */
+static void test_many_triggers_memory(void)
+{
+	char cmd[2500], path[300];
+	long kb;
+	FILE *f;
+	int i;
+
+	if (getenv("HIST_SAN") && *getenv("HIST_SAN")) {
+		printf("# SKIP memory figures under sanitizers\n");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/many.trig", tmp);
+	f = fopen(path, "w");
+	T_ASSERT(f);
+	if (!f)
+		return;
+	for (i = 0; i < 2000; i++)
+		fprintf(f, "sched/sched_switch\thist:keys=common_cpu if prev_pid != %d\n", i);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s --from 100000 -T %s test/data/sched.v7-zstd.dat "
+		 ">/dev/null 2>&1", replay, path);
+	kb = peak_rss_kb(cmd);
+	printf("#   2000 hists: %ld KiB resident at most\n", kb);
+	T_ASSERT(kb > 0 && kb < 160 * 1024);
+}
+
 /* ---- the malloc tracer's trigger file ----------------------------------- */
 
 /* Run malloc-demo under the tracer with triggers file NAME (in tmp). */
@@ -664,6 +729,7 @@ int main(int argc, char **argv)
 	T_RUN(test_json_utf8);
 	T_RUN(test_long_command_echo);
 	T_RUN(test_filter_length);
+	T_RUN(test_many_triggers_memory);
 	T_RUN(test_malloc_trigger_file);
 	T_RUN(test_malloc_closed_stderr);
 	T_RUN(test_malloc_bad_out);
