@@ -938,6 +938,72 @@ static void test_truncated(void)
 	free(b);
 }
 
+/*
+ * A file-mode file cut in its feature sections, after the data: every
+ * record is there, then one error says what is lost (the kernel release
+ * --kernel defaults to, among others), where hist-replay exited 0 without
+ * a word.  Feature 4 (osrelease) of sched.perf.data sits at
+ * 151374..151442; its last section ends at the file's end.
+ */
+static void test_features_cut(void)
+{
+	static const size_t cuts[] = { 151400, 155000, 157393 };
+	size_t len, i;
+	uint8_t *b = slurp(DATA "sched.perf.data", &len);
+	uint64_t full, recs, errs;
+	char msg[400];
+
+	T_ASSERT(b != NULL && len == 157494);
+	if (!b || len != 157494)
+		return;
+	T_EQ(walk_mem(b, len, &full, &errs, msg, sizeof(msg)), 0);
+	T_EQU(errs, 0);
+	for (i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		T_EQ(walk_mem(b, cuts[i], &recs, &errs, msg, sizeof(msg)), 0);
+		T_EQU(recs, full);
+		T_EQU(errs, 1);
+		T_ASSERT(strstr(msg, "perf.data: the file is cut short") != NULL);
+		if (!strstr(msg, "cut short"))
+			printf("# cut at %zu: %s\n", cuts[i], msg);
+	}
+	T_EQ(walk_mem(b, 151400, &recs, &errs, msg, sizeof(msg)), 0);
+	T_ASSERT(strstr(msg, "feature 4, the kernel release,") != NULL);
+	/* the tool: the histograms, the warning, exit 3 (damage) */
+	{
+		char path[] = "/tmp/test_perf_cut.XXXXXX", cmd[600];
+		int fd = mkstemp(path), st;
+		FILE *f;
+
+		T_ASSERT(fd >= 0);
+		if (fd < 0)
+			goto out;
+		T_ASSERT(write(fd, b, 155000) == 155000);
+		close(fd);
+		if (access("build/hist-replay", X_OK)) {
+			printf("# SKIP the tool: build/hist-replay is not built\n");
+			unlink(path);
+			goto out;
+		}
+		snprintf(cmd, sizeof(cmd), "build/hist-replay -t 'sched/sched_switch "
+			 "hist:keys=common_cpu' %s 2>&1", path);
+		f = popen(cmd, "r");
+		T_ASSERT(f != NULL);
+		if (f) {
+			char out[8192];
+			size_t n = fread(out, 1, sizeof(out) - 1, f);
+
+			out[n] = 0;
+			st = pclose(f);
+			T_EQ(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 3);
+			T_ASSERT(strstr(out, "    Hits: 58\n") != NULL);
+			T_ASSERT(strstr(out, "the file is cut short") != NULL);
+		}
+		unlink(path);
+	}
+out:
+	free(b);
+}
+
 /* A sample whose RAW size runs past it is skipped and reported with its
  * offset after the others; the rest are all there. */
 static void test_corrupt_sample(void)
@@ -1289,6 +1355,7 @@ int main(void)
 	T_RUN(test_stack);
 	T_RUN(test_formats);
 	T_RUN(test_truncated);
+	T_RUN(test_features_cut);
 	T_RUN(test_corrupt_sample);
 	T_RUN(test_threads_dir);
 	T_RUN(test_threads_zstd);

@@ -942,7 +942,7 @@ int hist__perf_open(struct hist_tracedat *td)
 			return ret;
 	if (!p->have_tracing_data)
 		return hist__perf_err(td, -HIST_EINVAL, "no tracing data: record tracepoints (perf record -e SYSTEM:EVENT)%s",
-			    p->trunc_pending ? "; the file is cut short" : "");
+			    p->trunc_pending || p->feat_cut[0] ? "; the file is cut short" : "");
 	if (!td->nr_cpus) {
 		/* no NRCPUS feature (not perf record's file): count them */
 		while (!p->eof)
@@ -1013,7 +1013,7 @@ void hist__perf_reset(struct hist_tracedat *td)
 	p->nr_lost_recs = 0;
 	p->nr_bad = 0;
 	p->bad[0] = p->trunc[0] = '\0';
-	p->bad_pending = p->trunc_pending = 0;
+	p->bad_pending = p->trunc_pending = p->feat_cut_said = 0;
 	p->chain = NULL;
 	p->chain_nr = 0;
 }
@@ -1091,6 +1091,10 @@ static HIST__NOINLINE int next_refill(struct hist_tracedat *td)
 	if (p->trunc_pending) {
 		p->trunc_pending = 0;
 		return hist__perf_err(td, -HIST_EINVAL, "%s", p->trunc);
+	}
+	if (p->feat_cut[0] && !p->feat_cut_said) {
+		p->feat_cut_said = 1;
+		return hist__perf_err(td, -HIST_EINVAL, "%s", p->feat_cut);
 	}
 	return 0;
 }

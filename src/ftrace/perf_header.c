@@ -356,8 +356,12 @@ int hist__perf_file_header(struct hist_tracedat *td, uint64_t *dstart, uint64_t 
 
 		if (!((g64(p, h + 72 + 8 * (bit / 64)) >> (bit % 64)) & 1))
 			continue;
-		if (p->map_len - foff < 16 * (uint64_t)(k + 1))
+		if (p->map_len - foff < 16 * (uint64_t)(k + 1)) {
+			snprintf(p->feat_cut, sizeof(p->feat_cut),
+				 "the file is cut short (%zu bytes): its feature table at offset %llu ends before feature %u; the features from there on are lost",
+				 p->map_len, (unsigned long long)foff, bit);
 			break;
+		}
 		so = g64(p, h + foff + 16 * k);
 		sl = g64(p, h + foff + 16 * k + 8);
 		k++;
@@ -365,6 +369,15 @@ int hist__perf_file_header(struct hist_tracedat *td, uint64_t *dstart, uint64_t 
 			if (bit == FEAT_TRACING_DATA)
 				return hist__perf_err(td, -HIST_EINVAL, "the file is cut short: its tracing data (%llu bytes at offset %llu) is past the end",
 					    (unsigned long long)sl, (unsigned long long)so);
+			if (!p->feat_cut[0])
+				snprintf(p->feat_cut, sizeof(p->feat_cut),
+					 "the file is cut short (%zu bytes): feature %u%s (%llu bytes at offset %llu) and those after it are lost",
+					 p->map_len, bit,
+					 bit == FEAT_OSRELEASE ? ", the kernel release," :
+					 bit == FEAT_HOSTNAME ? ", the host name," :
+					 bit == FEAT_ARCH ? ", the arch," :
+					 bit == FEAT_NRCPUS ? ", the CPU count," : "",
+					 (unsigned long long)sl, (unsigned long long)so);
 			continue;
 		}
 		if ((ret = hist__perf_feature(td, bit, h + so, sl, so)))

@@ -223,6 +223,12 @@ struct hist__perf {
 	int bad_pending;
 	char trunc[200];	/* where the data stopped making sense */
 	int trunc_pending;
+	/* A file-mode file cut in its feature sections (after the data): the
+	 * records are whole, but what the lost features said (the kernel
+	 * release --kernel defaults to, the host, the arch, the CPU count)
+	 * is not; told once per walk, after its last record.  Set at open. */
+	char feat_cut[200];
+	int feat_cut_said;
 };
 
 /* ---- perf_header.c ---------------------------------------------------- */
