@@ -9,13 +9,17 @@
  * Also the test runner itself: `make check`'s last line is the sum of
  * every program's "N passed, N failed" and its status fails with any.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -409,6 +413,66 @@ static void test_long_command_echo(void)
 	T_ASSERT(out_has("bytes)"));
 }
 
+/*
+ * --listen against a slow client: four connections from one address that
+ * each send a byte a second and never end their request.  libmicrohttpd's
+ * timeout counts idleness, so they held the address's four connections
+ * for ever and every scrape from it (Prometheus on the same host) was
+ * refused; the tools now end a request not in after 10 s.
+ */
+static void test_listen_slow_clients(void)
+{
+	char err[300], resp[256];
+	struct sockaddr_in a;
+	int fd[4], i, ok = 0;
+	long pid, port;
+	time_t t0;
+
+	if (sh(0, "%s --listen 127.0.0.1:x /dev/null 2>&1 | grep -q libmicrohttpd", replay) == 0) {
+		printf("# SKIP --listen: no libmicrohttpd\n");
+		return;
+	}
+	snprintf(err, sizeof(err), "%s/listen.err", tmp);
+	pid = t_spawn("%s --listen 127.0.0.1:0 -t 'sched/sched_switch hist:keys=common_cpu' "
+		      "%s/test/data/sched.v7-zstd.dat > /dev/null 2> %s", replay, cwd, err);
+	T_ASSERT(pid > 0);
+	port = pid > 0 ? t_wait_number(err, "on port ", 20000) : -1;
+	T_ASSERT(port > 0);
+	if (port <= 0)
+		goto out;
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_port = htons((uint16_t)port);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	for (i = 0; i < 4; i++) {
+		fd[i] = socket(AF_INET, SOCK_STREAM, 0);
+		T_ASSERT(fd[i] >= 0 && !connect(fd[i], (struct sockaddr *)&a, sizeof(a)));
+		T_ASSERT(write(fd[i], "GET /metrics HTTP/1.1\r\n", 23) == 23);
+	}
+	/* trickle for up to 20 s; a scrape gets through once they are cut */
+	for (t0 = time(NULL); time(NULL) - t0 < 20 && !ok;) {
+		sleep(1);
+		/* a failed send is a cut: what the server should do */
+		for (i = 0; i < 4; i++)
+			(void)!send(fd[i], "X", 1, MSG_NOSIGNAL);
+		if (t_tcp_exchange((unsigned)port, "GET /metrics HTTP/1.0\r\n\r\n", 27, resp,
+				   sizeof(resp), 3000) > 0 &&
+		    !strncmp(resp, "HTTP/1.1 200", 12))
+			ok = 1;
+	}
+	printf("#   a scrape answered after %ld s of slow clients\n", (long)(time(NULL) - t0));
+	T_ASSERT(ok);
+	/* at 10 s, not at once: a request may take its time */
+	T_ASSERT(time(NULL) - t0 >= 8);
+	for (i = 0; i < 4; i++)
+		close(fd[i]);
+out:
+	if (pid > 0) {
+		kill((pid_t)pid, SIGTERM);
+		t_wait_gone(pid, 5000);
+	}
+}
+
 /* ---- limits the kernel has ---------------------------------------------- */
 
 static const struct hist_field_desc lim_fields[] = {
@@ -727,6 +791,7 @@ int main(int argc, char **argv)
 	T_RUN(test_trigger_file_devices);
 	T_RUN(test_stdin_not_recording);
 	T_RUN(test_json_utf8);
+	T_RUN(test_listen_slow_clients);
 	T_RUN(test_long_command_echo);
 	T_RUN(test_filter_length);
 	T_RUN(test_many_triggers_memory);

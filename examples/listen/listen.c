@@ -3,7 +3,11 @@
  * The /metrics server of the tools, on libmicrohttpd: it parses HTTP,
  * which is the part hostile clients attack, and bounds what a client can
  * take: 16 connections at once, 4 from one address, 64 KiB of memory per
- * connection (request line and headers), 10 s to send a request.  Only
+ * connection (request line and headers), 10 s to send a request and 60 s
+ * in all (counted from the connection's start, not from its last byte:
+ * libmicrohttpd's own timeout is one of idleness, which a client sending
+ * a byte every few seconds never reaches, and four such clients held
+ * their address's four connections for ever).  Only
  * GET and HEAD of /metrics are served (404 and 405 otherwise; a request
  * body is read and dropped).  Prometheus's Accept header chooses the
  * format: application/openmetrics-text gets OpenMetrics 1.0, anything
@@ -17,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <pthread.h>
+#include <time.h>
 
 #include <dlfcn.h>
 #include <microhttpd.h>
@@ -42,6 +48,7 @@ static struct {
 	__typeof__(MHD_add_response_header) *add_response_header;
 	__typeof__(MHD_queue_response) *queue_response;
 	__typeof__(MHD_destroy_response) *destroy_response;
+	__typeof__(MHD_get_connection_info) *get_connection_info;
 } mhd;
 
 #define MHD_start_daemon (*mhd.start_daemon)
@@ -55,6 +62,7 @@ static struct {
 #define MHD_add_response_header (*mhd.add_response_header)
 #define MHD_queue_response (*mhd.queue_response)
 #define MHD_destroy_response (*mhd.destroy_response)
+#define MHD_get_connection_info (*mhd.get_connection_info)
 
 /* 0, or -1 with the loader's message in ERR (when ERR is not NULL).
  * Tools start their server from one thread, before any other uses it. */
@@ -66,13 +74,13 @@ static int mhd_load(char *err, size_t errlen)
 		"MHD_start_daemon", "MHD_stop_daemon", "MHD_run", "MHD_get_timeout",
 		"MHD_get_daemon_info", "MHD_add_connection", "MHD_lookup_connection_value",
 		"MHD_create_response_from_buffer", "MHD_add_response_header",
-		"MHD_queue_response", "MHD_destroy_response",
+		"MHD_queue_response", "MHD_destroy_response", "MHD_get_connection_info",
 	};
 	size_t i;
 
 	_Static_assert(sizeof(syms) / sizeof(syms[0]) * sizeof(void *) == sizeof(mhd),
 		       "one name per pointer of the table, in its order");
-	if (mhd.destroy_response)
+	if (mhd.get_connection_info)
 		return 0;
 	for (i = 0; i < sizeof(names) / sizeof(names[0]) && !h; i++)
 		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
@@ -94,12 +102,134 @@ typedef int mhd_result;
 typedef enum MHD_Result mhd_result;
 #endif
 
+#define MAX_CONNS 16		/* MHD_OPTION_CONNECTION_LIMIT */
+#define REQUEST_MS 10000	/* to send the whole request */
+#define CONN_MS 60000		/* for the whole connection */
+
+/*
+ * The connections open now, from libmicrohttpd's notification (its
+ * thread), and the time each started.  sweep() shuts down the socket of
+ * one past its deadline: libmicrohttpd then sees the end of the stream
+ * and closes it (the notification of its close comes before the socket
+ * is closed, so a slot never names a descriptor reused by another file).
+ * LOCK guards the table: the notification and the handler run in the
+ * daemon's thread, sweep() in the reaper thread or the tool's loop.
+ */
+struct listen_conn {
+	int fd;			/* -1: free */
+	int answered;		/* the request is in: CONN_MS applies */
+	int cut;
+	uint64_t start_ms;
+};
+
 struct listen_srv {
 	struct MHD_Daemon *d;
 	listen_render_fn fn;
 	void *arg;
 	unsigned port;
+	pthread_mutex_t lock;
+	int lock_ready;
+	struct listen_conn conns[MAX_CONNS * 2];
+	/* the reaper thread of a daemon with its own thread */
+	pthread_t reaper;
+	int reaper_on;
+	pthread_cond_t stop_cv;
+	int stopping;
 };
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static struct listen_conn *conn_of(struct listen_srv *s, int fd)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(s->conns) / sizeof(s->conns[0]); i++)
+		if (s->conns[i].fd == fd)
+			return &s->conns[i];
+	return NULL;
+}
+
+static int conn_fd(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+	return ci ? (int)ci->connect_fd : -1;
+}
+
+static void on_conn(void *cls, struct MHD_Connection *c, void **ctx,
+		    enum MHD_ConnectionNotificationCode code)
+{
+	struct listen_srv *s = cls;
+	int fd = conn_fd(c);
+	struct listen_conn *k;
+
+	(void)ctx;
+	if (fd < 0)
+		return;
+	pthread_mutex_lock(&s->lock);
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		k = conn_of(s, -1);
+		if (k) {
+			k->fd = fd;
+			k->answered = k->cut = 0;
+			k->start_ms = now_ms();
+		}
+	} else if ((k = conn_of(s, fd))) {
+		k->fd = -1;
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Shut down the connections past their deadline; whether any is open. */
+static int sweep(struct listen_srv *s)
+{
+	uint64_t t = now_ms();
+	int open = 0;
+	size_t i;
+
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < sizeof(s->conns) / sizeof(s->conns[0]); i++) {
+		struct listen_conn *k = &s->conns[i];
+
+		if (k->fd < 0)
+			continue;
+		open = 1;
+		if (!k->cut && t - k->start_ms > (k->answered ? CONN_MS : REQUEST_MS)) {
+			shutdown(k->fd, SHUT_RDWR);
+			k->cut = 1;
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	return open;
+}
+
+static void *reaper_main(void *arg)
+{
+	struct listen_srv *s = arg;
+
+	pthread_mutex_lock(&s->lock);
+	while (!s->stopping) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 1;
+		pthread_cond_timedwait(&s->stop_cv, &s->lock, &ts);
+		if (s->stopping)
+			break;
+		pthread_mutex_unlock(&s->lock);
+		sweep(s);
+		pthread_mutex_lock(&s->lock);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
 
 static mhd_result reply(struct MHD_Connection *c, unsigned status, const char *type,
 			char *body, size_t len, enum MHD_ResponseMemoryMode mode)
@@ -158,6 +288,15 @@ static mhd_result handle(void *cls, struct MHD_Connection *c, const char *url,
 			     "not found: try /metrics\n", 24, MHD_RESPMEM_PERSISTENT);
 	accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
 	om = accept && strstr(accept, "application/openmetrics-text") != NULL;
+	{
+		struct listen_conn *k;
+		int fd = conn_fd(c);
+
+		pthread_mutex_lock(&s->lock);
+		if (fd >= 0 && (k = conn_of(s, fd)))
+			k->answered = 1;
+		pthread_mutex_unlock(&s->lock);
+	}
 	if (s->fn(s->arg, om, &text, &len)) {
 		free(text);
 		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain",
@@ -177,9 +316,19 @@ static struct MHD_Daemon *daemon_start(struct listen_srv *s, unsigned flags,
 {
 	uint16_t port = addr ? ntohs(((const struct sockaddr_in *)addr)->sin_port) : 0;
 
+	size_t i;
+
 	if (mhd_load(NULL, 0))
 		return NULL;
+	if (!s->lock_ready) {
+		if (pthread_mutex_init(&s->lock, NULL))
+			return NULL;
+		s->lock_ready = 1;
+		for (i = 0; i < sizeof(s->conns) / sizeof(s->conns[0]); i++)
+			s->conns[i].fd = -1;
+	}
 	return MHD_start_daemon(flags, port, NULL, NULL, handle, s,
+				MHD_OPTION_NOTIFY_CONNECTION, on_conn, s,
 				MHD_OPTION_SOCK_ADDR, addr,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)16,
 				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)4,
@@ -265,6 +414,20 @@ static struct listen_srv *start(const char *spec, listen_render_fn fn, void *arg
 	}
 	info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
 	s->port = info ? info->port : 0;
+	/* the daemon's own thread serves: a thread of ours keeps the
+	 * deadlines (a polled server keeps them in listen_run()) */
+	if ((flags & MHD_USE_INTERNAL_POLLING_THREAD) && !pthread_cond_init(&s->stop_cv, NULL)) {
+		if (!pthread_create(&s->reaper, NULL, reaper_main, s))
+			s->reaper_on = 1;
+		else
+			pthread_cond_destroy(&s->stop_cv);
+	}
+	if (!s->reaper_on && (flags & MHD_USE_INTERNAL_POLLING_THREAD)) {
+		snprintf(err, errlen, "cannot start the server's timer thread");
+		MHD_stop_daemon(s->d);
+		free(s);
+		return NULL;
+	}
 	return s;
 }
 
@@ -292,14 +455,17 @@ int listen_timeout_ms(const struct listen_srv *s)
 {
 	MHD_UNSIGNED_LONG_LONG t;
 
+	/* back within a second to listen_run(), whose sweep() keeps the
+	 * deadlines of the connections open */
 	if (MHD_get_timeout(s->d, &t) != MHD_YES)
-		return -1;
-	return t > 60000 ? 60000 : (int)t;
+		return 1000;
+	return t > 1000 ? 1000 : (int)t;
 }
 
 void listen_run(struct listen_srv *s)
 {
 	MHD_run(s->d);
+	sweep(s);
 }
 
 unsigned listen_port(const struct listen_srv *s)
@@ -311,7 +477,16 @@ void listen_stop(struct listen_srv *s)
 {
 	if (!s)
 		return;
+	if (s->reaper_on) {
+		pthread_mutex_lock(&s->lock);
+		s->stopping = 1;
+		pthread_cond_signal(&s->stop_cv);
+		pthread_mutex_unlock(&s->lock);
+		pthread_join(s->reaper, NULL);
+		pthread_cond_destroy(&s->stop_cv);
+	}
 	MHD_stop_daemon(s->d);
+	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
 
