@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -1563,6 +1564,10 @@ int main(int argc, char **argv)
 	int ret, status = EXIT_USAGE;
 	size_t i;
 
+	/* a fixed threshold: the ordered reader's copies (ring.c), grown in
+	 * bursts and halved after, are their own mappings and go back to
+	 * the system (glibc's sliding threshold moved them to the heap) */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	memset(&st, 0, sizeof(st));
 	st.out = stdout;
 	st.release_fd = -1;
