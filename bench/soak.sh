@@ -194,7 +194,23 @@ htrig=
 if [ "$use_hfs" = 1 ]; then
 	cat "$M/sys_enter/hist" > "$tmp/hfs.hist" 2>> "$tmp/hfs.err"
 	htrig=$(grep -vc '^#' "$M/sys_enter/trigger" 2>/dev/null)
+	# the FUSE connection (its minor), should histfs not see the unmount
+	conn=$(mountpoint -d "$tmp/mnt" 2>/dev/null | cut -d: -f2)
 	umount "$tmp/mnt" || echo "soak: umount $tmp/mnt failed"
+	# a mount namespace made meanwhile (unshare(1), another histfs's
+	# test or bench) keeps a copy of the mount, and histfs serves it
+	# until that namespace goes: after 30 s, end our connection
+	i=0
+	while kill -0 "$hpid" 2>/dev/null && [ $i -lt 30 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	if kill -0 "$hpid" 2>/dev/null && [ -n "$conn" ]; then
+		C=/sys/fs/fuse/connections
+		[ -e "$C/$conn" ] || mount -t fusectl none "$C" 2>/dev/null
+		echo "soak: histfs still serves a copy of the mount in another namespace; aborting its FUSE connection $conn"
+		echo 1 > "$C/$conn/abort" 2>/dev/null
+	fi
 	wait "$hpid"
 	hrc=$?
 	hleft=$(ls "$T/instances" 2>/dev/null | grep -c "^histfs\.$hpid\(\.\|\$\)")
