@@ -34,8 +34,10 @@ hist-live's own CPU over IDLE seconds with the trigger on and no dd.
 every round, beside the others.  "own sys" is the part of the tool's own
 CPU spent in the kernel (for hist-live: reading the pages).
 
-dd runs as a copy named hlbench-dd (its comm): on a shared machine other
-dd processes run meanwhile, and a filter on "dd" would count them too.
+dd runs as a copy named hlbd-PID (its comm, PID this script's): on a shared
+machine other dd processes run meanwhile, which a filter on "dd" would
+count too, and so may another run of this bench (two under one name
+counted 2,000,249 calls in a round).
 
 Usage (root, tracefs, bpftrace installed: apt-get install -y bpftrace):
   nice bench/live.py [--count N] [--rounds R] [--idle SECONDS] [--hist-live PATH]
@@ -44,6 +46,7 @@ Usage (root, tracefs, bpftrace installed: apt-get install -y bpftrace):
 import argparse
 import os
 import re
+import select
 import shutil
 import signal
 import statistics
@@ -54,7 +57,7 @@ import time
 
 HZ = os.sysconf("SC_CLK_TCK")
 DD = None        # the copy of dd (main() makes it)
-COMM = "hlbench-dd"
+COMM = "hlbd-%d" % os.getpid()
 
 
 def proc_cpu(pid):
@@ -85,30 +88,44 @@ def run_dd(count):
     return ru.ru_utime + ru.ru_stime
 
 
-def start_tool(argv, ready, stream):
-    """Start ARGV; return once a line of STREAM ("out"/"err") holds READY."""
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True)
-    f = p.stdout if stream == "out" else p.stderr
-    lines = []
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        line = f.readline()
-        if not line:
-            break
-        lines.append(line)
-        if ready in line:
-            return p, lines
-    p.kill()
-    p.wait()
-    sys.exit("bench: %s did not start: %s" % (argv[0], "".join(lines)[-2000:]))
+def start_tool(argv, ready, stream, tries=2):
+    """Start ARGV; return once a line of STREAM ("out"/"err") holds READY.
+    A start that shows nothing for 30 s is killed and tried again (a
+    bpftrace once sat attached without its "Attaching" line for 13
+    minutes, holding up the whole run)."""
+    for _ in range(tries):
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        f = p.stdout if stream == "out" else p.stderr
+        buf = b""
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            r, _, _ = select.select([f], [], [], max(deadline - time.time(), 0))
+            if not r:
+                break
+            chunk = os.read(f.fileno(), 65536)
+            if not chunk:
+                break
+            buf += chunk
+            if ready.encode() in buf:
+                return p, [buf.decode(errors="replace")]
+        p.kill()
+        p.wait()
+    sys.exit("bench: %s did not start: %s" % (argv[0], buf.decode(errors="replace")[-2000:]))
 
 
 def stop_tool(p):
     """SIGINT, then the tool's total CPU (rusage: user, system) and its output."""
     p.send_signal(signal.SIGINT)
-    out = p.stdout.read()
-    err = p.stderr.read()
+    got = {p.stdout: b"", p.stderr: b""}
+    open_ = [p.stdout, p.stderr]
+    while open_:        # both to their end, without reaping (wait4 below)
+        for f in select.select(open_, [], [])[0]:
+            chunk = os.read(f.fileno(), 65536)
+            if chunk:
+                got[f] += chunk
+            else:
+                open_.remove(f)
+    out, err = (got[f].decode(errors="replace") for f in (p.stdout, p.stderr))
     _, status, ru = os.wait4(p.pid, 0)
     p.returncode = status
     return (ru.ru_utime, ru.ru_stime), out, err
