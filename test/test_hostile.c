@@ -302,6 +302,76 @@ static void test_damaged_chunk_count(void)
 	}
 }
 
+/*
+ * The file offset of the first option of a v7 trace.dat (after the first
+ * options section's 16-byte head) and of the DONE option's u64 that
+ * chains the next options section; 0 and 0 if not found.
+ */
+static void v7_options(const char *path, uint64_t *first, uint64_t *done)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t b[1 << 12];
+	size_t n = f ? fread(b, 1, sizeof(b), f) : 0, p = 10;
+	uint64_t off = 0;
+
+	*first = *done = 0;
+	/* version, endianness and long size, page size, compression, its version */
+	p += strnlen((char *)b + p, n - p) + 1 + 2 + 4;
+	p += strnlen((char *)b + p, n - p) + 1;
+	p += strnlen((char *)b + p, n - p) + 1;
+	if (f && p + 8 <= n) {
+		memcpy(&off, b + p, 8);
+		*first = off + 16;
+		while (!fseek(f, (long)*first, SEEK_SET) && fread(b, 1, sizeof(b), f) > 0) {
+			for (p = 0; p + 6 <= sizeof(b);) {
+				uint16_t id;
+				uint32_t sz;
+
+				memcpy(&id, b + p, 2);
+				memcpy(&sz, b + p + 2, 4);
+				if (id == 0) {
+					*done = *first + p + 6;
+					break;
+				}
+				p += 6 + sz;
+			}
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
+/*
+ * A v7 trace.dat whose options chain is damaged (the DONE option that
+ * leads to the options naming the ring buffer, or the first option's id)
+ * read as a valid trace without records: "no records", exit 0.  Now it
+ * is damage: the buffer is found by its layout when the rest allows
+ * (exit 3, every record), else a clear error (exit 2).
+ */
+static void test_damaged_options(void)
+{
+	const char *cmd = "sched/sched_switch hist:keys=common_cpu";
+	char path[300];
+	uint64_t first, done;
+	uint32_t old;
+
+	snprintf(path, sizeof(path), "%s/options.dat", tmp);
+	T_EQ(copy_file("test/data/sched.v7-zstd.dat", path), 0);
+	v7_options(path, &first, &done);
+	T_ASSERT(first > 0 && done > first);
+	if (!first || done <= first)
+		return;
+	T_EQ(patch_u32(path, done, 0, &old), 0);
+	T_EQ(sh(0, "%s -t '%s' %s", replay, cmd, path), 3);
+	T_ASSERT(out_has("the options are damaged"));
+	T_ASSERT(out_has("    Hits: 27501\n"));
+	T_EQ(patch_u32(path, done, old, &old), 0);
+	T_EQ(patch_u32(path, first, 0, &old), 0);
+	T_EQ(sh(0, "%s -t '%s' %s", replay, cmd, path), 2);
+	T_ASSERT(out_has("the options are damaged, and its records cannot be found"));
+}
+
 /* -T of a device or FIFO: bounded, with a message that names it. */
 static void test_trigger_file_devices(void)
 {
@@ -788,6 +858,7 @@ int main(int argc, char **argv)
 	T_RUN(test_empty_outdir);
 	T_RUN(test_long_outdir);
 	T_RUN(test_damaged_chunk_count);
+	T_RUN(test_damaged_options);
 	T_RUN(test_trigger_file_devices);
 	T_RUN(test_stdin_not_recording);
 	T_RUN(test_json_utf8);

@@ -1029,6 +1029,25 @@ static int open_v7(struct open_ctx *c, struct rd *r)
 		return ret;
 	if (!c->have_buffer && c->cut_at && td->zstd && !recover_buffer(c))
 		return hist__buf_setup_cpus(td, c->cpus, c->nr_cpus, 1);
+	if (!c->have_buffer && !c->have_text_buffer) {
+		/* a buffer section no option names: the options chain was
+		 * damaged (an option id or a DONE offset), which read as a
+		 * valid empty trace ("no records", exit 0) */
+		for (k = 0; k < c->nr_secs && c->secs[k].id != OPT_BUFFER; k++)
+			;
+		if (k < c->nr_secs) {
+			hist__note_damage(td, "no option names the buffer section at offset %llu: "
+					  "the options are damaged",
+					  (unsigned long long)c->secs[k].off);
+			if (td->zstd && !recover_buffer(c))
+				return hist__buf_setup_cpus(td, c->cpus, c->nr_cpus, 1);
+			td->damage[0] = 0;	/* not a cut: the error says it all */
+			return hist__td_err(td, -HIST_EINVAL, "no option names the buffer "
+					    "section at offset %llu: the options are damaged, "
+					    "and its records cannot be found without them",
+					    (unsigned long long)c->secs[k].off);
+		}
+	}
 	if (!c->have_buffer) {
 		if (c->have_text_buffer)
 			return hist__td_err(td, -HIST_EINVAL,
