@@ -525,7 +525,9 @@ static void test_listen_slow_clients(void)
 		/* a failed send is a cut: what the server should do */
 		for (i = 0; i < 4; i++)
 			(void)!send(fd[i], "X", 1, MSG_NOSIGNAL);
-		if (t_tcp_exchange((unsigned)port, "GET /metrics HTTP/1.0\r\n\r\n", 27, resp,
+		static const char get[] = "GET /metrics HTTP/1.0\r\n\r\n";
+
+		if (t_tcp_exchange((unsigned)port, get, sizeof(get) - 1, resp,
 				   sizeof(resp), 3000) > 0 &&
 		    !strncmp(resp, "HTTP/1.1 200", 12))
 			ok = 1;
