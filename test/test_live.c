@@ -568,36 +568,33 @@ static void clock_of(long pid, char *out, size_t cap)
 	free(f);
 }
 
+/* Start hist-live with ARGS and check the clock its instance got. */
+static void check_clock(const char *args, const char *want)
+{
+	char clock[64];
+	long pid = start_bg(args, "clock.out");
+
+	clock_of(pid, clock, sizeof(clock));
+	T_STREQ(clock, want);
+	kill((pid_t)pid, SIGINT);
+	T_EQ(wait_gone(pid), 0);
+}
+
 /* Plain counting reads no time stamp: the kernel gets the cheap clock.  A
  * hist that uses common_timestamp keeps the clock it asks for. */
 static void test_cheap_clock(void)
 {
-	char clock[64];
-	long pid;
-
 	if (!tracefs[0])
 		return;
-	pid = start_bg("-t 'raw_syscalls/sys_enter hist:keys=common_pid.execname "
-		       "if comm == \"dd\"'", "clock.out");
-	clock_of(pid, clock, sizeof(clock));
-	T_STREQ(clock, "uptime");
-	kill((pid_t)pid, SIGINT);
-	T_EQ(wait_gone(pid), 0);
-	pid = start_bg("-t 'raw_syscalls/sys_enter hist:keys=common_pid:clock=mono:"
-		       "t0=common_timestamp.usecs'", "clock.out");
-	clock_of(pid, clock, sizeof(clock));
-	T_STREQ(clock, "mono");
-	kill((pid_t)pid, SIGINT);
-	T_EQ(wait_gone(pid), 0);
+	check_clock("-t 'raw_syscalls/sys_enter hist:keys=common_pid.execname "
+		    "if comm == \"dd\"'", "uptime");
+	check_clock("-t 'raw_syscalls/sys_enter hist:keys=common_pid:clock=mono:"
+		    "t0=common_timestamp.usecs'", "mono");
 	/* two comm filters: libhist decides on names per record, in time
 	 * order across CPUs, which jiffies cannot give */
-	pid = start_bg("-t 'raw_syscalls/sys_enter hist:keys=id if comm == \"dd\"' "
-		       "-t 'raw_syscalls/sys_enter hist:keys=common_pid if comm == \"sh\"'",
-		       "clock.out");
-	clock_of(pid, clock, sizeof(clock));
-	T_STREQ(clock, "local");
-	kill((pid_t)pid, SIGINT);
-	T_EQ(wait_gone(pid), 0);
+	check_clock("-t 'raw_syscalls/sys_enter hist:keys=id if comm == \"dd\"' "
+		    "-t 'raw_syscalls/sys_enter hist:keys=common_pid if comm == \"sh\"'",
+		    "local");
 }
 
 /* One filter on the event: the kernel's verdict is final (libhist is told
