@@ -714,8 +714,7 @@ static void test_hint_carets(void)
 		"Invalid argument: size=abc: not a number (decimal, 0x hex or 0 octal)\n"
 		"  Command: hist:size=abc:keys=next_pid\n"
 		"                     ^\n",
-		"Numerical result out of range: size=99999999999999999999: past the "
-		"largest number",
+		"Numerical result out of range: size=99999999999999999999: past the largest number",
 		/* size= is read before the filter: it is the reason */
 		"size=0 if next_pid >': Invalid argument: size=0: a map has",
 	};
