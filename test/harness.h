@@ -13,6 +13,7 @@
 #define HIST_TEST_HARNESS_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <inttypes.h>
 
@@ -65,8 +66,12 @@ static inline uint64_t t_xorshift(uint64_t *s)
 				t__a ? t__a : "(null)", t__b ? t__b : "(null)"); \
 	} while (0)
 
+/* T_ONLY=name[,name...] runs only the tests named (while debugging one) */
 #define T_RUN(fn)                                                              \
 	do {                                                                   \
+		const char *t__only = getenv("T_ONLY");                        \
+		if (t__only && !strstr(t__only, #fn))                          \
+			break;                                                 \
 		t__cur_failed = 0;                                             \
 		fn();                                                          \
 		if (t__cur_failed) {                                           \
