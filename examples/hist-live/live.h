@@ -64,6 +64,10 @@ char *tfs_read(const struct live_tfs *t, const char *rel, int in_inst,
  * 0 or -errno. */
 int tfs_write(struct live_tfs *t, const char *rel, const char *val,
 	      int remember);
+/* Write VAL to INST/REL opened without O_TRUNC: for a pid list, adds
+ * to it (a truncating write of set_event_notrace_pid re-registers the
+ * kernel's pid filter, see examples/histfs/hctx.c).  0 or -errno. */
+int tfs_append(struct live_tfs *t, const char *rel, const char *val);
 /* Path of INST/REL into BUF. */
 const char *tfs_path(const struct live_tfs *t, const char *rel, char *buf,
 		     size_t len);

@@ -173,9 +173,9 @@ char *tfs_read(const struct live_tfs *t, const char *rel, int in_inst,
 	return read_path(p, len);
 }
 
-static int write_path(const char *path, const char *val)
+static int write_path_flags(const char *path, const char *val, int flags)
 {
-	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	int fd = open(path, O_WRONLY | flags | O_CLOEXEC);
 	size_t n = strlen(val);
 	ssize_t k;
 	int e;
@@ -188,6 +188,11 @@ static int write_path(const char *path, const char *val)
 	if (k < 0)
 		return -e;
 	return (size_t)k == n ? 0 : -EIO;
+}
+
+static int write_path(const char *path, const char *val)
+{
+	return write_path_flags(path, val, O_TRUNC);
 }
 
 /* What to write back: the file's value, or for a choice file such as
@@ -244,6 +249,13 @@ int tfs_write(struct live_tfs *t, const char *rel, const char *val, int remember
 		ret = remember(t, p, old);
 	free(old);
 	return ret;
+}
+
+int tfs_append(struct live_tfs *t, const char *rel, const char *val)
+{
+	char p[PATH_MAX];
+
+	return write_path_flags(tfs_path(t, rel, p, sizeof(p)), val, 0);
 }
 
 int tfs_open(struct live_tfs *t, const char *dir, int top, char *err,

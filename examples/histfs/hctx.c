@@ -319,21 +319,6 @@ static void feed(void *arg, const struct hist_ftrace_record *rec)
 		comms_record(names, rec);
 }
 
-/* Our threads in C's set_event_notrace_pid (note_self()). */
-static void notrace_self(struct hfs_ctx *c)
-{
-	char pids[16 * 12 + 1];
-	size_t n = 0;
-	unsigned i;
-
-	if (!c->tfs.instance || !hfs.nr_self)
-		return;
-	for (i = 0; i < hfs.nr_self; i++)
-		n += (size_t)snprintf(pids + n, sizeof(pids) - n, "%s%d", i ? " " : "",
-				      (int)hfs.self_tids[i]);
-	tfs_write(&c->tfs, "set_event_notrace_pid", pids, 0);
-}
-
 /*
  * histfs's threads are kept out of every instance's recording, as
  * hist-live keeps itself: a drain's reads of the buffers are system
@@ -341,39 +326,78 @@ static void notrace_self(struct hfs_ctx *c)
  * raw_syscalls/sys_enter keyed by common_pid.execname, histfs's drain
  * thread came first (154,312 hits, four times dd's 38,627: records
  * that filled the buffer beside the workload's); a FUSE thread that
- * drained for a hist read still had 17,031.  The kernel matches these
- * pids per thread, and a thread we did not start makes system calls
- * too (a sanitizer's background thread, FUSE workers that have not
- * drained yet): so whenever a thread first drains, every thread of the
- * process is listed again from /proc/self/task (gone ones drop out: a
- * program that gets its tid must be recorded).  The calling thread
- * comes first; past the table's 16 threads, the others are recorded.
+ * drained for a hist read still had 17,031.
+ *
+ * The kernel matches these pids per thread.  Every thread of the
+ * process is listed when the instance is made; options/event-fork then
+ * has the kernel list the threads that listed ones start and drop
+ * those that exit (so no tid of ours, reused by another program after
+ * we are done with it, hides that program).  A thread that is not
+ * listed yet when it first drains (one started by a thread we did not
+ * start) is added then.
+ *
+ * The list is only ever added to.  A write with O_TRUNC empties it
+ * first, and the kernel then registers its pid filter anew: on this
+ * machine's 6.18 kernel, the records of other tasks on the writer's
+ * CPU were dropped for a while after each such write (1 to 3 of 200
+ * exits of short processes with one rewrite every 0.5 ms, 0 of 800 with
+ * adding writes), and histfs, which rewrote the list whenever a FUSE
+ * worker first drained, lost a chain's first exit in 1 test run of 2.
  */
+static int listed(const char *list, long tid)
+{
+	char *end;
+
+	while (list && *list) {
+		if (strtol(list, &end, 10) == tid)
+			return 1;
+		if (end == list)
+			return 0;
+		list = end + strspn(end, " \n");
+	}
+	return 0;
+}
+
+static void list_threads(struct hfs_ctx *c)
+{
+	char add[512], *have;
+	struct dirent *d;
+	size_t n = 0;
+	DIR *dir;
+
+	if (!c->tfs.instance)
+		return;
+	have = tfs_read(&c->tfs, "set_event_notrace_pid", 1, NULL);
+	dir = opendir("/proc/self/task");
+	while (dir && (d = readdir(dir))) {
+		long tid = strtol(d->d_name, NULL, 10);
+
+		if (tid <= 0 || listed(have, tid))
+			continue;
+		if (n + 24 >= sizeof(add)) {
+			tfs_append(&c->tfs, "set_event_notrace_pid", add);
+			n = 0;
+		}
+		n += (size_t)snprintf(add + n, sizeof(add) - n, "%ld ", tid);
+	}
+	if (dir)
+		closedir(dir);
+	free(have);
+	if (n)
+		tfs_append(&c->tfs, "set_event_notrace_pid", add);
+}
+
+/* The first drain of each thread: see that it is listed everywhere. */
 static void note_self(void)
 {
 	static _Thread_local int noted;
-	const unsigned cap = sizeof(hfs.self_tids) / sizeof(hfs.self_tids[0]);
-	int32_t me = (int32_t)gettid();
 	struct hfs_ctx *c;
-	struct dirent *d;
-	DIR *dir;
 
 	if (noted)
 		return;
 	noted = 1;
-	hfs.self_tids[0] = me;
-	hfs.nr_self = 1;
-	dir = opendir("/proc/self/task");
-	while (dir && hfs.nr_self < cap && (d = readdir(dir))) {
-		int32_t tid = (int32_t)atoi(d->d_name);
-
-		if (tid > 0 && tid != me)
-			hfs.self_tids[hfs.nr_self++] = tid;
-	}
-	if (dir)
-		closedir(dir);
 	for (c = hfs.ctxs; c; c = c->next)
-		notrace_self(c);
+		list_threads(c);
 }
 
 /*
@@ -472,7 +496,10 @@ static int make_instance(struct hfs_ctx *c)
 	tfs_write(t, "trace_clock", "global", 0);
 	if (!c->name)	/* top-level trace_marker writes reach us too */
 		tfs_write(t, "options/copy_trace_marker", "1", 0);
-	notrace_self(c);
+	/* listed before any event is on, event-fork only after (it
+	 * would otherwise pass nothing on) */
+	list_threads(c);
+	tfs_write(t, "options/event-fork", "1", 0);
 	return 0;
 }
 

@@ -91,9 +91,6 @@ struct hfs {
 	atomic_int waiting;
 	struct hfs_ctx *ctxs;
 	unsigned next_inst;		/* numbers our private instances */
-	/* histfs's threads that drained (note_self() in hctx.c; hfs.lock) */
-	int32_t self_tids[16];
-	unsigned nr_self;
 	uint32_t kernel;		/* hist_ctx_opts.kernel */
 	int quiet;
 	/* Linux 4.17 to 5.1 (no error_log yet): the last hist command's
