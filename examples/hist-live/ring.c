@@ -430,12 +430,13 @@ struct feeder {
  * them (ordered) or feed them (unordered).  *SYNC gets the time stamp of
  * our marker if it is among them.  Returns 1 if the buffer may hold more
  * (the page limit was reached), 2 if the caller's stop() ended the
- * reading, 3 if it stopped at the writer's page, 0 if it was read empty,
- * -1 on errors. */
+ * reading, 3 if it was read up to the writer's page after the drain
+ * began, 0 if it was read empty, -1 on errors. */
 static int read_cpu(struct live_ring *r, struct cpu_buf *c, uint64_t *sync,
 		    struct feeder *f, int final)
 {
 	uint32_t pages;
+	int small = 0;	/* the last page read was less than half full */
 
 	for (pages = 0; pages < DRAIN_PAGES; pages++) {
 		struct hist_ftrace_page_iter it;
@@ -507,22 +508,30 @@ static int read_cpu(struct live_ring *r, struct cpu_buf *c, uint64_t *sync,
 		if (ret < 0)
 			fprintf(stderr, PROG ": cpu%u: a corrupt record ends its "
 				"page\n", c->cpu);
-		/* A page less than half full was the writer's: the kernel
-		 * copied it record by record with interrupts off, against
-		 * a writer still filling it.  Reading on would chase the
-		 * writer (every read such a copy, hundreds of ns a record
-		 * on both sides) until it pauses; what it writes meanwhile
-		 * waits for the next wake-up, or for a final drain, which
-		 * reads to the end.  It bounds the merge as a CPU read in
-		 * part does (a small page is not always the writer's: the
-		 * rest of a page read in part before is small too, with
-		 * full pages behind it): taken as read to the end, it let
-		 * records of other CPUs go first that were newer than ones
-		 * this CPU gave the next drain (3.2 of 28 million records
-		 * fed out of time order in a 20 s run of dd rounds, up to
-		 * 158 ms; 0 since). */
-		if (!final && it.size < r->fmt.page_size / 2)
-			return 3;
+		/*
+		 * A page less than half full is either the writer's, copied
+		 * record by record with interrupts off against a writer still
+		 * filling it, or the rest of a page read in part by an
+		 * earlier drain, with full pages behind it.  One more read
+		 * tells them apart: empty, the CPU was read to its end; full,
+		 * we were behind and read on; small again, it is the
+		 * writer's page, and everything it held when this read
+		 * began, which is after the drain began, has been read.
+		 * Reading on would chase the writer (each read such a copy,
+		 * hundreds of ns a record on both sides) until it pauses.
+		 * Stopping at the first small page instead left a CPU read
+		 * only in part: the merge had to stop at its newest record,
+		 * however old, and a quiet CPU held back the newest records
+		 * of the others (histfs missed a chain's last exit in 3 of
+		 * 40 reads made right after it).
+		 */
+		if (!final && it.size < r->fmt.page_size / 2) {
+			if (small)
+				return 3;
+			small = 1;
+		} else {
+			small = 0;
+		}
 	}
 	return 1;
 }
@@ -683,7 +692,7 @@ long ring_drain(struct live_ring *r, int final,
 		}
 	}
 	for (round = 0, more = 1; more && (final || round < DRAIN_ROUNDS); round++) {
-		uint64_t limit = UINT64_MAX;
+		uint64_t limit = UINT64_MAX, writer = UINT64_MAX;
 
 		more = 0;
 		for (i = 0; i < r->nr_cpus; i++) {
@@ -697,12 +706,19 @@ long ring_drain(struct live_ring *r, int final,
 			more |= ret == 1;
 			/* a CPU read only in part may still hold records
 			 * older than what the others have now: the merge
-			 * stops at its newest record read */
-			if (ret && r->ordered && c->last_ts < limit)
+			 * stops at its newest record read.  One read up to
+			 * its writer's page after the marker holds nothing
+			 * older than the marker; it bounds the merge only
+			 * if the marker was not seen. */
+			if (ret == 3 && writer > c->last_ts)
+				writer = c->last_ts;
+			else if (ret && ret != 3 && c->last_ts < limit)
 				limit = c->last_ts;
 		}
 		if (!final && sync && sync < limit)
 			limit = sync;
+		else if (!final && !sync && writer < limit)
+			limit = writer;
 		if (r->ordered)
 			f.n += merge(r, limit, feed, arg);
 	}

@@ -809,22 +809,6 @@ static void lost_note(struct hfs_ctx *c, struct hfs_buf *out)
 			       (unsigned long long)c->skipped);
 }
 
-/*
- * A hist file's read feeds everything recorded before it began.  The
- * reader's merge of the CPUs stops at the newest record of a CPU whose
- * read ended at the writer's page, however old that record is (ring.c,
- * ring_drain()), so the newest records of the other CPUs waited for the
- * next drain: the exit of a fork->exit chain's last child, the
- * selftests' ping, missing from the table read right after it (3 to 52
- * of 60 reads here).  A second drain, which finds nothing new on such a
- * quiet CPU, feeds them.
- */
-static void drain_for_read(struct hfs_ctx *c)
-{
-	hctx_drain(c);
-	hctx_drain(c);
-}
-
 static int generate(struct fh *h, struct hfs_buf *out)
 {
 	struct hfs_ctx *c;
@@ -840,7 +824,7 @@ static int generate(struct fh *h, struct hfs_buf *out)
 		break;
 	case K_HIST:
 	case K_HIST_DEBUG:
-		drain_for_read(c);
+		hctx_drain(c);
 		ev = hctx_known_event(c, h->r.sys, h->r.ev);
 		if (ev && h->kind == K_HIST)
 			h->seen = event_hits(ev);
@@ -898,7 +882,7 @@ static int generate(struct fh *h, struct hfs_buf *out)
 		} else if (!strcmp(h->r.file, "trigger")) {
 			ret = gen_trigger(h, ev, out);
 		} else if (!strcmp(h->r.file, "hist")) {
-			drain_for_read(c);
+			hctx_drain(c);
 			ret = ev ? hist_event_print_hist(ev, hfs_buf_write, out) : 0;
 			/* its hits come from the kernel's events: their losses
 			 * are its own */
@@ -907,7 +891,7 @@ static int generate(struct fh *h, struct hfs_buf *out)
 			if (!ret)
 				ret = hctx_old_err_print(out);
 		} else {
-			drain_for_read(c);
+			hctx_drain(c);
 			ret = ev ? hist_event_print_hist_debug(ev, hfs_buf_write, out) : 0;
 		}
 		break;
