@@ -57,6 +57,9 @@ $(BUILD)/test/%: $(BUILD)/test/%.o $(TEST_COMMON_OBJ) $(BUILD)/examples/common/h
 		$(FTRACE_LIB) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(FTRACE_LIBS) -lpthread
 
+# test_live checks hist-live's reading of kernel filters directly
+$(BUILD)/test/test_live: $(BUILD)/examples/hist-live/tracefs.o
+
 $(BUILD)/examples/%: $(BUILD)/examples/%.o $(FTRACE_LIB) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(FTRACE_LIBS) -lpthread
 

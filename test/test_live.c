@@ -37,6 +37,7 @@
 #include "harness.h"
 #include "util.h"
 #include "comm_child.h"
+#include "../examples/hist-live/live.h"
 
 static char tmp[256], build[512], tracefs[512];
 static int tracefs_mounted_by_us;	/* t_tracefs_find() */
@@ -616,6 +617,8 @@ static void test_exact_kernel_filter(void)
 	T_EQ(sh(1, "%s", cmd), 0);
 	out = t_readf("%s/ex.err", tmp);
 	T_ASSERT(out && strstr(out, "(exact: libhist does not filter again)"));
+	/* the filter refuses hist-live's own calls: no pid list to check */
+	T_ASSERT(out && strstr(out, "the kernel filters refuse its own records"));
 	free(out);
 	out = t_readf("%s/ex.out", tmp);
 	/* dd's 40000 calls and its start-up's, nothing lost at this rate
@@ -646,6 +649,59 @@ static void test_exact_kernel_filter(void)
 	if (num_after(out, "\n# lost:", " total ") == 0)
 		T_ASSERT(lo >= 20000 && lo < 20500 && hi >= 40000 && hi < 41000);
 	free(out);
+}
+
+/*
+ * Where every kernel filter refuses hist-live's own records, it leaves
+ * set_event_notrace_pid empty (the kernel would check a pid for every
+ * record).  Which filters refuse them (tfs_filter_excludes()), for a
+ * task "hist-live" of pid 4242; anything it cannot be sure of passes.
+ */
+static void test_filter_excludes_self(void)
+{
+	static const struct {
+		const char *filter;
+		int comm_field, want;
+	} t[] = {
+		{ "comm == \"dd\"", 0, 1 },
+		{ "comm == dd", 0, 1 },
+		{ "  ( comm == 'dd' )  ", 0, 1 },
+		{ "COMM == \"dd\"", 1, 1 },
+		{ "comm == \"dd\"", 1, 0 },	/* sched_wakeup's comm: another task */
+		{ "comm == \"hist-live\"", 0, 0 },
+		{ "comm == \"hist\"", 0, 0 },	/* a prefix */
+		{ "comm == \"hist-liveX\"", 0, 0 },
+		{ "comm == \"dd*\"", 0, 0 },	/* a pattern */
+		{ "comm == \"a b\"", 0, 0 },
+		{ "comm != \"dd\"", 0, 0 },
+		{ "!(comm == \"dd\")", 0, 0 },
+		{ "comm ~ \"dd\"", 0, 0 },
+		{ "common_pid == 17", 0, 1 },
+		{ "common_pid == 4242", 0, 0 },
+		{ "common_pid == 0x10", 0, 1 },
+		{ "common_pid == 17x", 0, 0 },
+		{ "id == 0 && comm == \"dd\"", 0, 1 },
+		{ "(id == 0 || id == 1) && (comm == \"dd\")", 0, 1 },
+		{ "id == 0 || comm == \"dd\"", 0, 0 },
+		{ "(comm == \"dd\") || (comm == \"cat\")", 0, 1 },
+		{ "(comm == \"dd\") || (common_pid == 4242)", 0, 0 },
+		{ "comm == \"dd\" ||", 0, 0 },
+		{ "comm == \"a&&b\" && id == 1", 0, 1 },
+		{ "comm == \"x||\" || id == 1", 0, 0 },
+		{ "(comm == \"dd\") id", 0, 0 },
+		{ "", 0, 0 },
+		{ "((((comm == \"dd\"))))", 0, 1 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		int got = tfs_filter_excludes(t[i].filter, "hist-live", 4242, t[i].comm_field);
+
+		if (got != t[i].want)
+			T_FAILF("tfs_filter_excludes(%s, comm field %d) = %d, not %d",
+				t[i].filter, t[i].comm_field, got, t[i].want);
+	}
+	T_EQ(tfs_filter_excludes(NULL, "hist-live", 4242, 0), 0);
 }
 
 /*
@@ -740,6 +796,7 @@ int main(int argc, char **argv)
 	T_RUN(test_ndjson_delta);
 	T_RUN(test_kernel_filter);
 	T_RUN(test_exact_kernel_filter);
+	T_RUN(test_filter_excludes_self);
 	T_RUN(test_comm_changes);
 	T_RUN(test_cheap_clock);
 	T_RUN(test_stack_keys);

@@ -89,6 +89,15 @@ const char *tfs_cmd_filter(const char *text, size_t *len);
  * (NULL and 0 to start), " || " between, for an event's filter file.
  * 0, or -1 with *S freed and NULL (no memory). */
 int tfs_filter_or(char **s, size_t *n, const char *f, size_t flen);
+/*
+ * Whether the kernel's event filter FILTER is false for every record the
+ * task PID, named COMM, makes: some conjunct of each disjunct is
+ * "common_pid == N" with another N, or "comm == NAME" (COMM, or comm
+ * where the event has no field of that name: COMM_FIELD 0) with a NAME
+ * that is not a pattern and neither a prefix of COMM nor COMM of it.
+ * Anything else (negation, other operators) counts as passing: 0.
+ */
+int tfs_filter_excludes(const char *filter, const char *comm, int32_t pid, int comm_field);
 
 /* ---- host.c ---- */
 

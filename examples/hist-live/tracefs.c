@@ -471,3 +471,153 @@ int tfs_filter_or(char **s, size_t *n, const char *f, size_t flen)
 	*n += (size_t)sprintf(v + *n, "%s(%.*s)", *n ? " || " : "", (int)flen, f);
 	return 0;
 }
+
+/* ---- Does a kernel filter pass a task's records? -------------------------- */
+
+/* Where in S[0..N) a top-level OP ("&&", "||") starts, or with OP NULL
+ * the ')' that closes S[0] == '(': quoted text is skipped.  N if none. */
+static size_t scan(const char *s, size_t n, const char *op)
+{
+	size_t i, depth = 0;
+	char q = 0;
+
+	for (i = 0; i < n; i++) {
+		if (q) {
+			if (s[i] == '\\' && i + 1 < n)
+				i++;
+			else if (s[i] == q)
+				q = 0;
+		} else if (s[i] == '"' || s[i] == '\'') {
+			q = s[i];
+		} else if (s[i] == '(') {
+			depth++;
+		} else if (s[i] == ')') {
+			depth -= depth > 0;
+			if (!op && !depth)
+				return i;
+		} else if (op && !depth && i + 1 < n && s[i] == op[0] && s[i + 1] == op[1]) {
+			return i;
+		}
+	}
+	return n;
+}
+
+/* S[0..*N) without blanks around it, and without the parentheses of a
+ * parenthesised whole. */
+static const char *trim(const char *s, size_t *n)
+{
+	for (;;) {
+		while (*n && (*s == ' ' || *s == '\t' || *s == '\n')) {
+			s++;
+			(*n)--;
+		}
+		while (*n && (s[*n - 1] == ' ' || s[*n - 1] == '\t' || s[*n - 1] == '\n'))
+			(*n)--;
+		if (*n < 2 || s[0] != '(' || scan(s, *n, NULL) != *n - 1)
+			return s;
+		s++;
+		*n -= 2;
+	}
+}
+
+/* FIELD == VALUE, nothing else: 1 and the two parts, or 0. */
+static int equality(const char *s, size_t n, const char **f, size_t *fl,
+		    const char **v, size_t *vl)
+{
+	size_t i = 0;
+
+	while (i < n && (s[i] == '_' || (s[i] >= 'a' && s[i] <= 'z') ||
+			 (s[i] >= 'A' && s[i] <= 'Z') || (i && s[i] >= '0' && s[i] <= '9')))
+		i++;
+	*f = s;
+	*fl = i;
+	while (i < n && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	if (!*fl || i + 2 > n || s[i] != '=' || s[i + 1] != '=')
+		return 0;
+	for (i += 2; i < n && (s[i] == ' ' || s[i] == '\t'); i++)
+		;
+	*v = s + i;
+	*vl = n - i;
+	if (*vl >= 2 && (**v == '"' || **v == '\'')) {
+		if ((*v)[*vl - 1] != **v || memchr(*v + 1, '\\', *vl - 2) ||
+		    memchr(*v + 1, **v, *vl - 2))
+			return 0;
+		(*v)++;
+		*vl -= 2;
+	}
+	return *vl > 0 && !memchr(*v, ' ', *vl) && !memchr(*v, '\t', *vl);
+}
+
+static int atom_excludes(const char *s, size_t n, const char *comm, int32_t pid,
+			 int comm_field)
+{
+	const char *f, *v;
+	size_t fl, vl, cl = strlen(comm);
+	char num[24], *end;
+	long long x;
+
+	if (!equality(s, n, &f, &fl, &v, &vl))
+		return 0;
+	if (fl == 10 && !memcmp(f, "common_pid", 10)) {
+		if (vl >= sizeof(num))
+			return 0;
+		memcpy(num, v, vl);
+		num[vl] = 0;
+		x = strtoll(num, &end, 0);
+		return !*end && x != pid;
+	}
+	/* "comm" is the running task's name unless the event has a field
+	 * of that name (sched_wakeup's is the woken task's); a pattern may
+	 * match anything */
+	if (!((fl == 4 && !memcmp(f, "COMM", 4)) ||
+	      (fl == 4 && !memcmp(f, "comm", 4) && !comm_field)) ||
+	    memchr(v, '*', vl) || memchr(v, '?', vl) || memchr(v, '[', vl))
+		return 0;
+	/* neither a prefix of the other: no length rule can make them equal */
+	return memcmp(v, comm, vl < cl ? vl : cl) != 0;
+}
+
+/* S[0..N) is false for every record of the task: recursion only into
+ * parentheses, each level split on "||" (every part must exclude) and
+ * then on "&&" (one part suffices). */
+static int excludes(const char *s, size_t n, const char *comm, int32_t pid, int comm_field)
+{
+	size_t k;
+
+	s = trim(s, &n);
+	if (!n)
+		return 0;
+	if ((k = scan(s, n, "||")) < n) {
+		while (n) {
+			k = scan(s, n, "||");
+			if (!excludes(s, k, comm, pid, comm_field))
+				return 0;
+			if (k == n)
+				return 1;
+			s += k + 2;
+			n -= k + 2;
+		}
+		return 0;	/* a trailing "||" */
+	}
+	if ((k = scan(s, n, "&&")) < n) {
+		while (n) {
+			k = scan(s, n, "&&");
+			if (excludes(s, k, comm, pid, comm_field))
+				return 1;
+			if (k == n)
+				return 0;
+			s += k + 2;
+			n -= k + 2;
+		}
+		return 0;
+	}
+	if (s[0] == '(')	/* "(a) b" and other odd shapes */
+		return 0;
+	return atom_excludes(s, n, comm, pid, comm_field);
+}
+
+int tfs_filter_excludes(const char *filter, const char *comm, int32_t pid, int comm_field)
+{
+	return filter && excludes(filter, strlen(filter), comm, pid, comm_field);
+}
