@@ -222,6 +222,22 @@ int32_t hist__rec_pid(const struct hist__rec *r)
 	return 0;
 }
 
+/* "swapper/CPU" into OUT (HIST__COMM_LEN bytes). */
+static void idle_comm(char *out, uint32_t cpu)
+{
+	char digits[10];
+	size_t n = 0, i;
+
+	do {
+		digits[n++] = (char)('0' + cpu % 10);
+		cpu /= 10;
+	} while (cpu);
+	memcpy(out, "swapper/", 8);
+	for (i = 0; i < n; i++)
+		out[8 + i] = digits[n - 1 - i];
+	out[8 + n] = 0;
+}
+
 const char *hist__rec_comm(struct hist__rec *r)
 {
 	if (r->comm)
@@ -232,6 +248,12 @@ const char *hist__rec_comm(struct hist__rec *r)
 
 		memcpy(r->comm_buf, r->hit->comm, n);
 		r->comm_buf[n] = 0;
+	} else if (r->hit && hist__rec_pid(r) == 0) {
+		/* The idle task of the record's CPU, as a filter on comm
+		 * reads current->comm in the kernel (k20-idle-comm); no
+		 * host's table has it (saved_cmdlines says "<idle>", which
+		 * only .execname shows: hist.c, elt_init()). */
+		idle_comm(r->comm_buf, r->hit->cpu);
 	} else if (!r->host || !r->host->comm ||
 		   r->host->comm(r->host->data, hist__rec_pid(r), r->comm_buf)) {
 		memcpy(r->comm_buf, "<...>", 6);
