@@ -990,6 +990,11 @@ static void test_read_sees_all(void)
 	       pinned ? "" : " (not pinned: one CPU)");
 	T_EQ(bad, 0);
 	T_ASSERT(lossy < 40);
+	/* histfs's threads listed, and kept current by the kernel */
+	T_EQ(sh(1, "grep -qx 1 %s/instances/histfs.%d/options/event-fork", real,
+		(int)last_pid), 0);
+	T_EQ(sh(1, "grep -q . %s/instances/histfs.%d/set_event_notrace_pid", real,
+		(int)last_pid), 0);
 	T_EQ(mwrite("events/synthetic/hzlat/trigger", "!hist:keys=pid:vals=lat", 1), 0);
 	snprintf(rm, sizeof(rm), "!%s", cmd);
 	T_EQ(mwrite("events/sched/sched_process_exit/trigger", rm, 1), 0);
