@@ -121,6 +121,11 @@ struct hist_tracedat *hist_tracedat_open(const char *path, char *errbuf,
 struct hist_tracedat *hist_tracedat_open_mem(const void *buf, size_t len,
 					     char *errbuf, size_t errlen);
 void hist_tracedat_close(struct hist_tracedat *td);
+/* 1 if BUF (LEN bytes) starts a recording hist_tracedat_open() reads: the
+ * 10 bytes of a trace.dat's magic, or the 8 of a perf.data's (file or pipe
+ * mode, either byte order); 0 otherwise, and while LEN is too short to
+ * tell.  For a reader of a stream that must refuse other data early. */
+int hist_tracedat_is_recording(const void *buf, size_t len);
 
 int hist_tracedat_version(const struct hist_tracedat *td);
 uint32_t hist_tracedat_nr_cpus(const struct hist_tracedat *td);

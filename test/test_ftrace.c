@@ -1981,6 +1981,21 @@ static void test_pid_gate(void)
 	hist_tracedat_close(td);
 }
 
+/* hist_tracedat_is_recording(): the magic of each format, and no more */
+static void test_is_recording(void)
+{
+	static const char td[] = "\x17\x08\x44tracing6";
+
+	T_EQ(hist_tracedat_is_recording(td, 10), 1);
+	T_EQ(hist_tracedat_is_recording(td, 9), 0);	/* too short to tell */
+	T_EQ(hist_tracedat_is_recording("PERFILE2", 8), 1);
+	T_EQ(hist_tracedat_is_recording("2ELIFREP", 8), 1);
+	T_EQ(hist_tracedat_is_recording("PERFILE2", 7), 0);
+	T_EQ(hist_tracedat_is_recording("PERFILE3\0\0", 10), 0);
+	T_EQ(hist_tracedat_is_recording("\0\0\0\0\0\0\0\0\0\0", 10), 0);
+	T_EQ(hist_tracedat_is_recording("", 0), 0);
+}
+
 int main(void)
 {
 	T_RUN(test_format_sched_switch);
@@ -2008,6 +2023,7 @@ int main(void)
 	T_RUN(test_v6_instances);
 	T_RUN(test_pid_gate);
 	T_RUN(test_fuzz);
+	T_RUN(test_is_recording);
 	T_RUN(test_speed);
 	return T_DONE();
 }

@@ -824,14 +824,6 @@ static int list_recording(const char *trace, const char *instance)
 	return status;
 }
 
-/* The first bytes of what hist_tracedat_open() reads: a trace.dat, or a
- * perf.data (file or pipe mode, either byte order). */
-static int recording_magic(const unsigned char *b, size_t n)
-{
-	return (n >= 10 && !memcmp(b, "\x17\x08\x44tracing", 10)) ||
-	       (n >= 8 && (!memcmp(b, "PERFILE2", 8) || !memcmp(b, "2ELIFREP", 8)));
-}
-
 /*
  * '-': standard input into an anonymous file, so the recording can be
  * mapped and read twice (the task-name pass) like a file on disk.
@@ -866,7 +858,7 @@ static const char *stdin_file(char *buf, size_t len)
 			goto fail;
 		total += (size_t)got;
 	}
-	if (total >= 10 && !recording_magic((const unsigned char *)chunk, total)) {
+	if (total >= 10 && !hist_tracedat_is_recording(chunk, total)) {
 		fprintf(stderr, PROG ": standard input: not a trace.dat or perf.data "
 			"recording (bad magic); nothing replayed\n");
 		close(fd);

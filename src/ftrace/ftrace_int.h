@@ -435,7 +435,9 @@ void hist__prefetch_stop(struct hist_tracedat *td) HIST__INTERNAL;
 
 /* ---- perf.data (perf.c) ------------------------------------------------ */
 
-/* The perf.data magic (either byte order) starts B. */
+/* The perf.data magic (either byte order) is B's first 8 bytes. */
+int hist__perf_magic(const uint8_t *b) HIST__INTERNAL;
+/* ... and B (LEN bytes) holds at least the magic and the header size. */
 int hist__perf_is(const uint8_t *b, size_t len) HIST__INTERNAL;
 /*
  * perf record --threads writes a directory: the header file PATH/data and

@@ -47,9 +47,14 @@ int hist__perf_grow(void **ptr, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
+int hist__perf_magic(const uint8_t *b)
+{
+	return !memcmp(b, "PERFILE2", 8) || !memcmp(b, "2ELIFREP", 8);
+}
+
 int hist__perf_is(const uint8_t *b, size_t len)
 {
-	return len >= 16 && (!memcmp(b, "PERFILE2", 8) || !memcmp(b, "2ELIFREP", 8));
+	return len >= 16 && hist__perf_magic(b);
 }
 
 /* ---- attributes ------------------------------------------------------- */
@@ -404,7 +409,7 @@ char *hist__perf_dir_header(const char *path)
 	memcpy(hdr + n, "/data", sizeof("/data"));
 	fd = open(hdr, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	ok = fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) &&
-	     read(fd, magic, 8) == 8 && hist__perf_is(magic, 16);
+	     read(fd, magic, 8) == 8 && hist__perf_magic(magic);
 	if (fd >= 0)
 		close(fd);
 	if (!ok) {

@@ -26,6 +26,10 @@
 
 #include "buffer.h"
 
+/* A trace.dat starts with these 10 bytes, and so does a perf.data's
+ * tracing data. */
+#define TD_MAGIC "\x17\x08\x44tracing"
+
 /* Sanity limits against corrupt sizes. */
 #define MAX_SECTION_BYTES (UINT64_C(1) << 30)	/* decompressed metadata */
 #define MAX_CPUS HIST__MAX_CPUS
@@ -1101,7 +1105,7 @@ static int parse_tracing_data(struct hist_tracedat *td, const uint8_t *p, size_t
 	int ret;
 
 	rd_init(&r, td, p, len, base, NULL);
-	if (rd_lit(&r, "\x17\x08\x44tracing", 10, "tracing data magic") ||
+	if (rd_lit(&r, TD_MAGIC, 10, "tracing data magic") ||
 	    rd_cstr(&r, &ver, "tracing data version") ||
 	    rd_u8(&r, &endian, "endianness") || rd_u8(&r, &lsize, "long size"))
 		return -HIST_EINVAL;
@@ -1155,7 +1159,7 @@ static int parse_file(struct hist_tracedat *td)
 		return build_id_index(td);
 	}
 	rd_init(&r, td, td->map, td->map_len, 0, NULL);
-	if (td->map_len < 10 || memcmp(td->map, "\x17\x08\x44tracing", 10))
+	if (td->map_len < 10 || memcmp(td->map, TD_MAGIC, 10))
 		return hist__td_err(td, -HIST_EINVAL, "not a trace.dat file (bad magic)");
 	r.pos = 10;
 	if (rd_cstr(&r, &ver, "version"))
@@ -1330,6 +1334,13 @@ struct hist_tracedat *hist_tracedat_open_mem(const void *buf, size_t len,
 		memcpy(td->map, buf, len);
 	td->map_len = len;
 	return finish_open(td, errbuf, errlen);
+}
+
+int hist_tracedat_is_recording(const void *buf, size_t len)
+{
+	const uint8_t *b = buf;
+
+	return (len >= 10 && !memcmp(b, TD_MAGIC, 10)) || (len >= 8 && hist__perf_magic(b));
 }
 
 void hist_tracedat_close(struct hist_tracedat *td)
