@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "hist_ftrace.h"
-#include "../examples/hist-replay/replay_int.h"	/* replay__find_field() */
+#include "../examples/hist-replay/replay_int.h"	/* tool_find_field() */
 
 #define MAX_RECS 64
 
@@ -73,8 +73,8 @@ static void test_lookups(void)
 	}
 	ev = hist_tracedat_find_event(td, "ftrace", "bprint");
 	T_ASSERT(ev != NULL);
-	fip = ev ? replay__find_field(&ev->desc, "ip") : NULL;
-	ffmt = ev ? replay__find_field(&ev->desc, "fmt") : NULL;
+	fip = ev ? tool_find_field(&ev->desc, "ip") : NULL;
+	ffmt = ev ? tool_find_field(&ev->desc, "fmt") : NULL;
 	T_ASSERT(fip && ffmt);
 	if (!fip || !ffmt) {
 		hist_tracedat_close(td);

@@ -38,6 +38,7 @@
 
 #include "args.h"
 #include "live.h"
+#include "../common/field.h"
 #include "../common/hint.h"
 #include "../common/json.h"
 #include "../listen/listen.h"
@@ -1001,18 +1002,6 @@ static int start_names(struct state *st)
 	return 0;
 }
 
-/* Does EV have a field named NAME? */
-static int has_field(hist_event *ev, const char *name)
-{
-	const struct hist_event_desc *d = hist_event_desc(ev);
-	uint32_t i;
-
-	for (i = 0; d && i < d->nr_fields; i++)
-		if (!strcmp(d->fields[i].name, name))
-			return 1;
-	return 0;
-}
-
 /* Turn on the events that have triggers, and tracing. */
 static int start_tracing(struct state *st)
 {
@@ -1105,7 +1094,7 @@ static int start_tracing(struct state *st)
 					exact_ok[i] = 1;
 			}
 			self_in |= ret || !tfs_filter_excludes(filter, self_comm, (int32_t)getpid(),
-							       has_field(ev, "comm"));
+							       tool_find_field(hist_event_desc(ev), "comm") != NULL);
 			free(filter);
 		}
 	}

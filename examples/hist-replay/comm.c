@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "replay.h"
+#include "../common/field.h"
 
 /*
  * The hist key `stacktrace` is saved from inside the hist trigger, the
@@ -261,21 +262,10 @@ static void tl_change(struct replay_hist_db *db, int32_t pid, uint64_t pos,
 
 /* ---- record decoding ---------------------------------------------- */
 
-static const struct hist_field_desc *field(const struct hist_event_desc *d,
-					   const char *name)
-{
-	uint32_t i;
-
-	for (i = 0; i < d->nr_fields; i++)
-		if (!strcmp(d->fields[i].name, name))
-			return &d->fields[i];
-	return NULL;
-}
-
 static struct int_field int_field(const struct hist_event_desc *d,
 				  const char *name)
 {
-	const struct hist_field_desc *f = field(d, name);
+	const struct hist_field_desc *f = tool_find_field(d, name);
 	struct int_field r = { 0, 0, 0 };
 
 	if (f && f->kind == HIST_FIELD_INT &&
@@ -383,7 +373,7 @@ static void make_plan(const struct hist_ftrace_event *ev, struct plan *p)
 	if (!d->system || !d->name)
 		return;
 	if (!strcmp(d->system, "ftrace") && !strcmp(d->name, "kernel_stack")) {
-		const struct hist_field_desc *c = field(d, "caller");
+		const struct hist_field_desc *c = tool_find_field(d, "caller");
 
 		p->size = int_field(d, "size");
 		if (p->size.ok && c) {
@@ -393,8 +383,8 @@ static void make_plan(const struct hist_ftrace_event *ev, struct plan *p)
 		return;
 	}
 	if (!strcmp(d->system, "task") && !strcmp(d->name, "task_rename")) {
-		p->a = str_field_of(field(d, "oldcomm"));
-		p->b = str_field_of(field(d, "newcomm"));
+		p->a = str_field_of(tool_find_field(d, "oldcomm"));
+		p->b = str_field_of(tool_find_field(d, "newcomm"));
 		/* newer kernels dropped the pid field: the task renames itself */
 		p->pid = int_field(d, "pid");
 		if (!p->pid.ok)
@@ -405,7 +395,7 @@ static void make_plan(const struct hist_ftrace_event *ev, struct plan *p)
 	}
 	if (!strcmp(d->system, "sched") &&
 	    !strcmp(d->name, "sched_process_exec")) {
-		p->a = str_field_of(field(d, "filename"));
+		p->a = str_field_of(tool_find_field(d, "filename"));
 		p->pid = int_field(d, "pid");
 		if (p->a.ok && p->pid.ok)
 			p->kind = PLAN_EXEC;

@@ -19,7 +19,7 @@ void replay__markers_setup(struct replay *r)
 
 	fe = hist_tracedat_find_event(r->td, "ftrace", "print");
 	if (fe && fe->desc.id < r->nr_slots) {
-		const struct hist_field_desc *f = replay__find_field(&fe->desc, "buf");
+		const struct hist_field_desc *f = tool_find_field(&fe->desc, "buf");
 
 		if (f) {
 			r->have_print = 1;
@@ -29,7 +29,7 @@ void replay__markers_setup(struct replay *r)
 	}
 	fe = hist_tracedat_find_event(r->td, "raw_syscalls", "sys_enter");
 	if (fe && fe->desc.id < r->nr_slots) {
-		const struct hist_field_desc *f = replay__find_field(&fe->desc, "id");
+		const struct hist_field_desc *f = tool_find_field(&fe->desc, "id");
 
 		if (f && f->size == 8) {
 			r->have_sys_enter = 1;
@@ -41,9 +41,9 @@ void replay__markers_setup(struct replay *r)
 	if (fe && fe->desc.id < r->nr_slots) {
 		const struct hist_field_desc *pp, *np, *ps;
 
-		pp = replay__find_field(&fe->desc, "prev_pid");
-		np = replay__find_field(&fe->desc, "next_pid");
-		ps = replay__find_field(&fe->desc, "prev_state");
+		pp = tool_find_field(&fe->desc, "prev_pid");
+		np = tool_find_field(&fe->desc, "next_pid");
+		ps = tool_find_field(&fe->desc, "prev_state");
 		if (pp && np && ps && pp->size == 4 && np->size == 4 &&
 		    (ps->size == 4 || ps->size == 8)) {
 			r->have_switch = 1;

@@ -233,20 +233,9 @@ char *replay__strdup(const char *s)
 	return d;
 }
 
-const struct hist_field_desc *replay__find_field(const struct hist_event_desc *d,
-						 const char *name)
-{
-	uint32_t i;
-
-	for (i = 0; i < d->nr_fields; i++)
-		if (!strcmp(d->fields[i].name, name))
-			return &d->fields[i];
-	return NULL;
-}
-
 static uint32_t pid_offset(const struct hist_event_desc *d)
 {
-	const struct hist_field_desc *f = replay__find_field(d, "common_pid");
+	const struct hist_field_desc *f = tool_find_field(d, "common_pid");
 
 	return f && f->size == 4 ? f->offset : 4;
 }

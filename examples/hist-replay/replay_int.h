@@ -10,6 +10,7 @@
 #define HIST_REPLAY_INT_H
 
 #include "replay.h"
+#include "../common/field.h"	/* tool_find_field() */
 
 enum {
 	SLOT_FEED = 1,	    /* records go to ev */
@@ -114,9 +115,6 @@ struct replay {
 
 /* malloc()ed copy of S, or NULL. */
 char *replay__strdup(const char *s);
-/* Field NAME of D, or NULL. */
-const struct hist_field_desc *replay__find_field(const struct hist_event_desc *d,
-						 const char *name);
 /* The scan pass over the file (comm.c), built on first use; NULL if it
  * cannot be (said on stderr once). */
 struct replay_hist_db *replay__db(struct replay *r);
