@@ -496,8 +496,8 @@ static int make_instance(struct hfs_ctx *c)
 	tfs_write(t, "trace_clock", "global", 0);
 	if (!c->name)	/* top-level trace_marker writes reach us too */
 		tfs_write(t, "options/copy_trace_marker", "1", 0);
-	/* listed before any event is on, event-fork only after (it
-	 * would otherwise pass nothing on) */
+	/* listed before any event is on: no record of ours is made;
+	 * event-fork keeps the list current from there */
 	list_threads(c);
 	tfs_write(t, "options/event-fork", "1", 0);
 	return 0;

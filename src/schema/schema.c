@@ -222,7 +222,9 @@ int32_t hist__rec_pid(const struct hist__rec *r)
 	return 0;
 }
 
-/* "swapper/CPU" into OUT (HIST__COMM_LEN bytes). */
+/* "swapper/CPU" into OUT (HIST__COMM_LEN bytes).  Not hist__sb_u64():
+ * a hist__sb carries a 1 KiB buffer, stack a hit (perhaps in a signal
+ * handler) should not pay for 16 bytes. */
 static void idle_comm(char *out, uint32_t cpu)
 {
 	char digits[10];
@@ -248,15 +250,18 @@ const char *hist__rec_comm(struct hist__rec *r)
 
 		memcpy(r->comm_buf, r->hit->comm, n);
 		r->comm_buf[n] = 0;
-	} else if (r->hit && hist__rec_pid(r) == 0) {
+	} else {
+		int32_t pid = hist__rec_pid(r);
+
 		/* The idle task of the record's CPU, as a filter on comm
 		 * reads current->comm in the kernel (k20-idle-comm); no
 		 * host's table has it (saved_cmdlines says "<idle>", which
 		 * only .execname shows: hist.c, elt_init()). */
-		idle_comm(r->comm_buf, r->hit->cpu);
-	} else if (!r->host || !r->host->comm ||
-		   r->host->comm(r->host->data, hist__rec_pid(r), r->comm_buf)) {
-		memcpy(r->comm_buf, "<...>", 6);
+		if (pid == 0 && r->hit)
+			idle_comm(r->comm_buf, r->hit->cpu);
+		else if (!r->host || !r->host->comm ||
+			 r->host->comm(r->host->data, pid, r->comm_buf))
+			memcpy(r->comm_buf, "<...>", 6);
 	}
 	r->comm_buf[HIST__COMM_LEN - 1] = 0;
 	r->comm = r->comm_buf;
