@@ -315,7 +315,6 @@ static struct MHD_Daemon *daemon_start(struct listen_srv *s, unsigned flags,
 				       const struct sockaddr *addr)
 {
 	uint16_t port = addr ? ntohs(((const struct sockaddr_in *)addr)->sin_port) : 0;
-
 	size_t i;
 
 	if (mhd_load(NULL, 0))
